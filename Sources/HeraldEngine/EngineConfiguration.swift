@@ -1,0 +1,56 @@
+/// The engine's settings, with the defaults a user gets without flags.
+public struct EngineConfiguration: Sendable {
+    /// How many jobs run at once in all.
+    public var workers: Int
+    /// Per kind: how many run at once, and whether a job beyond that is refused (`busy`) or queued.
+    public var kindLimits: [JobKind: KindLimit]
+    /// Progress events per second per job, at most (the first and last value always go out).
+    public var progressEventsPerSecond: Double
+    /// How many events the resume log keeps.
+    public var eventLogSize: Int
+    /// Seconds between background news fetches; nil: only on demand.
+    public var newsInterval: Double?
+    /// Whether the benchmark-only `ticker` kind is accepted.
+    public var enableTicker: Bool
+    /// Finished jobs kept in memory, snapshots and history; older ones are forgotten.
+    public var retainedFinishedJobs: Int
+
+    public struct KindLimit: Sendable, Equatable {
+        public var maxConcurrent: Int
+        public var refuseWhenBusy: Bool
+        public init(maxConcurrent: Int, refuseWhenBusy: Bool) {
+            self.maxConcurrent = maxConcurrent
+            self.refuseWhenBusy = refuseWhenBusy
+        }
+    }
+
+    public init(
+        workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
+        kindLimits: [JobKind: KindLimit] = EngineConfiguration.defaultKindLimits,
+        progressEventsPerSecond: Double = 20, eventLogSize: Int = 10_000, newsInterval: Double? = nil,
+        enableTicker: Bool = false, retainedFinishedJobs: Int = 500
+    ) {
+        self.workers = workers
+        self.kindLimits = kindLimits
+        self.progressEventsPerSecond = progressEventsPerSecond
+        self.eventLogSize = eventLogSize
+        self.newsInterval = newsInterval
+        self.enableTicker = enableTicker
+        self.retainedFinishedJobs = retainedFinishedJobs
+    }
+
+    /// One search at a time, refused beyond it (so every dashboard's Start button tells the truth);
+    /// sorts and fetches queue one behind another; tickers (benchmarks) run side by side.
+    public static let defaultKindLimits: [JobKind: KindLimit] = [
+        .search: KindLimit(maxConcurrent: 1, refuseWhenBusy: true),
+        .sort: KindLimit(maxConcurrent: 1, refuseWhenBusy: false),
+        .fetch: KindLimit(maxConcurrent: 1, refuseWhenBusy: false),
+        .ticker: KindLimit(maxConcurrent: 16, refuseWhenBusy: false),
+    ]
+
+    public func limit(for kind: JobKind) -> KindLimit {
+        kindLimits[kind] ?? KindLimit(maxConcurrent: workers, refuseWhenBusy: false)
+    }
+}
+
+import Foundation

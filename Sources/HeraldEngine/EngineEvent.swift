@@ -1,0 +1,11 @@
+/// Something that happened, before it has a place in the stream.
+public enum EngineEvent: Sendable, Hashable {
+    /// A job changed state (or was created).
+    case job(JobRecord)
+    /// A job's progress moved.
+    case progress(job: JobID, JobProgress)
+    /// A batch of a job's results (search matches).
+    case results(job: JobID, items: [JSONValue])
+    /// The news feed gained items: the new revision and the new items, newest first.
+    case news(revision: Int64, items: [NewsItem])
+}

@@ -1,0 +1,29 @@
+/// Counters the dispatcher keeps for `/metrics`. A plain value owned by the dispatcher queue;
+/// readers get a copy.
+public struct EngineStatistics: Sendable, Equatable {
+    /// Finished jobs by kind and final state.
+    public var finished: [String: Int] = [:]
+    /// Job durations in seconds: counts per upper bound (`durationBounds`), plus sum and count.
+    public var durationBuckets: [Int] = Array(repeating: 0, count: EngineStatistics.durationBounds.count)
+    public var durationSum: Double = 0
+    public var durationCount = 0
+    /// Progress samples held back by the rate bound.
+    public var progressCoalesced = 0
+    public var progressEvents = 0
+    public var jobsRunning = 0
+    public var seq: Int64 = 0
+
+    public static let durationBounds: [Double] = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, .infinity]
+
+    public static func finishedKey(kind: JobKind, state: JobState) -> String { "\(kind.rawValue)/\(state.rawValue)" }
+
+    mutating func recordFinish(kind: JobKind, state: JobState, seconds: Double?) {
+        finished[Self.finishedKey(kind: kind, state: state), default: 0] += 1
+        guard let seconds else { return }
+        durationSum += seconds
+        durationCount += 1
+        for (index, bound) in Self.durationBounds.enumerated() where seconds <= bound {
+            durationBuckets[index] += 1
+        }
+    }
+}

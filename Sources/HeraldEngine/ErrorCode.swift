@@ -1,0 +1,46 @@
+/// The error codes shared by the WebSocket protocol and the HTTP API (docs/protocol.md lists them).
+public enum ErrorCode: String, Sendable, CaseIterable {
+    case badJSON = "bad_json"
+    case badRequest = "bad_request"
+    case unknownType = "unknown_type"
+    case unknownKind = "unknown_kind"
+    case busy
+    case notFound = "not_found"
+    case notCancellable = "not_cancellable"
+    case tooLarge = "too_large"
+    case rateLimited = "rate_limited"
+    case unauthorized
+    case shuttingDown = "shutting_down"
+    case internalError = "internal"
+
+    /// The HTTP status the REST API answers with for this code.
+    public var httpStatus: Int {
+        switch self {
+        case .badJSON, .badRequest, .unknownType, .unknownKind: return 400
+        case .unauthorized: return 401
+        case .notFound: return 404
+        case .busy, .notCancellable: return 409
+        case .tooLarge: return 413
+        case .rateLimited: return 429
+        case .shuttingDown: return 503
+        case .internalError: return 500
+        }
+    }
+}
+
+/// An error a client caused or must be told about: a code from the protocol and words for a person.
+public struct EngineError: Error, Sendable, Equatable, CustomStringConvertible {
+    public let code: ErrorCode
+    public let message: String
+
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public static func badRequest(field: String, _ problem: String) -> EngineError {
+        EngineError(.badRequest, "\(field): \(problem)")
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

@@ -1,0 +1,37 @@
+/// The last `capacity` events, to answer "what came after seq N in epoch E" for a client that
+/// reconnects. A ring buffer: memory stays bounded however long the server runs.
+/// A plain value owned by the dispatcher queue.
+public struct EventLog: Sendable {
+    public let capacity: Int
+    private var ring: [SequencedEvent?]
+    private var start = 0
+    public private(set) var count = 0
+
+    public init(capacity: Int) {
+        precondition(capacity > 0, "the event log needs room for at least one event")
+        self.capacity = capacity
+        self.ring = Array(repeating: nil, count: capacity)
+    }
+
+    public mutating func append(_ event: SequencedEvent) {
+        if count < capacity {
+            ring[(start + count) % capacity] = event
+            count += 1
+        } else {
+            ring[start] = event
+            start = (start + 1) % capacity
+        }
+    }
+
+    public var oldestSeq: Int64? { count == 0 ? nil : ring[start]?.seq }
+    public var newestSeq: Int64? { count == 0 ? nil : ring[(start + count - 1) % capacity]?.seq }
+
+    /// The events after `seq` given that the stream is now at `currentSeq`; nil when some of them are
+    /// no longer kept, or `seq` is in the future, so the caller must take a snapshot instead.
+    public func events(after seq: Int64, currentSeq: Int64) -> [SequencedEvent]? {
+        if seq == currentSeq { return [] }
+        guard seq < currentSeq, seq >= 0, let oldest = oldestSeq, seq >= oldest - 1 else { return nil }
+        let skip = Int(seq - (oldest - 1))
+        return (skip..<count).map { ring[(start + $0) % capacity]! }
+    }
+}

@@ -1,0 +1,70 @@
+import Synchronization
+
+/// What a running job sees: its params, a progress reporter, a cancellation flag, and a way to
+/// stream results. Threads: created on the dispatcher queue, then used from the job's worker
+/// threads; every member is an atomic, a constant or a hop onto the dispatcher queue.
+public final class JobContext: Sendable {
+    public let id: JobID
+    public let kind: JobKind
+    public let params: JSONObject
+    public let environment: JobEnvironment
+    public let progress: ProgressReporter
+    private let cancelled = Atomic<Bool>(false)
+    private let sink: JobEventSink
+
+    init(record: JobRecord, environment: JobEnvironment, progress: ProgressReporter, sink: JobEventSink) {
+        self.id = record.id
+        self.kind = record.kind
+        self.params = record.params
+        self.environment = environment
+        self.progress = progress
+        self.sink = sink
+    }
+
+    /// True once a cancel was asked for. Thread: any; one relaxed load.
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// Throws `JobCancelled` once a cancel was asked for. Call it between units of work.
+    public func checkCancelled() throws(JobCancelled) {
+        if isCancelled { throw JobCancelled() }
+    }
+
+    func requestCancel() { cancelled.store(true, ordering: .relaxed) }
+
+    /// Streams a batch of result items (search matches) to subscribers. Thread: any.
+    public func emitResults(_ items: [JSONValue]) {
+        guard !items.isEmpty else { return }
+        sink.results(job: id, items: items)
+    }
+
+    /// Adds headlines to the news feed, which emits one `news` event. Thread: any.
+    public func publishNews(_ headlines: [String]) {
+        guard !headlines.isEmpty else { return }
+        sink.news(headlines: headlines)
+    }
+
+    /// Emits the current progress at once, bypassing coalescing (the benchmark `ticker` only).
+    /// Returns false when the dispatcher has too many such events in flight: slow down.
+    public func emitProgressNow(_ progress: JobProgress) -> Bool {
+        sink.uncoalescedProgress(job: id, progress)
+    }
+}
+
+/// Thrown by a job that noticed it was cancelled.
+public struct JobCancelled: Error, Equatable {
+    public init() {}
+}
+
+/// A job that failed, with words for the person who started it.
+public struct JobFailure: Error, Equatable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// How a job reaches the dispatcher; implemented by `JobDispatcher`. Thread: any caller.
+protocol JobEventSink: Sendable {
+    func results(job: JobID, items: [JSONValue])
+    func news(headlines: [String])
+    func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool
+}

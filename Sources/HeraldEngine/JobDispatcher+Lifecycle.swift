@@ -1,0 +1,238 @@
+import Dispatch
+import Foundation
+
+/// Starting, scheduling, cancelling and finishing jobs. Every function here runs on `queue`.
+extension JobDispatcher {
+    func startOnQueue(_ request: StartRequest) -> Result<JobRecord, EngineError> {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if let requestId = request.requestId {
+            guard !requestId.isEmpty, requestId.utf8.count <= 128 else {
+                return .failure(.badRequest(field: "requestId", "must be 1 to 128 bytes"))
+            }
+            if let existing = requestIds[requestId], let record = jobs[existing] { return .success(record) }
+        }
+        guard !isShuttingDown else { return .failure(EngineError(.shuttingDown, "the server is shutting down")) }
+        guard let kind = JobKind(rawValue: request.kind), kind != .ticker || configuration.enableTicker,
+            let runner = runners[kind]
+        else {
+            let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
+            return .failure(EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
+        }
+        let params: JSONObject
+        do { params = try runner.validate(request.params, environment: environment) } catch { return .failure(error) }
+
+        var after: [JobID] = []
+        for text in request.after {
+            let id = JobID(text)
+            guard jobs[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
+            if !after.contains(id) { after.append(id) }
+        }
+        // A new job can only name jobs that already exist, so a cycle cannot be formed.
+        let limit = configuration.limit(for: kind)
+        if limit.refuseWhenBusy {
+            let active = order.lazy.compactMap { self.jobs[$0] }.filter { $0.kind == kind && !$0.state.isTerminal }
+            if active.count >= limit.maxConcurrent, let first = active.first {
+                return .failure(EngineError(.busy, "a \(kind.rawValue) is already \(first.state.rawValue) (\(first.id)); wait for it or cancel it"))
+            }
+        }
+
+        let record = JobRecord(
+            id: JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
+            createdAt: Self.nowMillis())
+        jobs[record.id] = record
+        order.append(record.id)
+        if let requestId = request.requestId { rememberRequest(requestId, record.id) }
+        emit(.job(record))
+        if !after.isEmpty { _ = transition(record.id, to: .waiting) }
+        resolveDependents()
+        pump()
+        forgetOldJobs()
+        return .success(jobs[record.id] ?? record)
+    }
+
+    private func rememberRequest(_ requestId: String, _ id: JobID) {
+        requestIds[requestId] = id
+        requestIdOrder.append(requestId)
+        if requestIdOrder.count > 10_000 {
+            requestIds.removeValue(forKey: requestIdOrder.removeFirst())
+        }
+    }
+
+    func cancelOnQueue(_ text: String) -> Result<JobRecord, EngineError> {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let id = JobID(text)
+        guard let record = jobs[id] else { return .failure(EngineError(.notFound, "no job \(text)")) }
+        switch record.state {
+        case .queued, .waiting:
+            let cancelled = finishWithoutRunning(id, state: .cancelled, reason: "cancelled by request")
+            resolveDependents()
+            pump()
+            return .success(cancelled ?? record)
+        case .running:
+            cancelRequested.insert(id)
+            running[id]?.context.requestCancel()
+            return .success(record)
+        case .succeeded, .failed, .cancelled, .interrupted:
+            return .failure(EngineError(.notCancellable, "job \(text) already ended \(record.state.rawValue)"))
+        }
+    }
+
+    /// Moves a job and emits its new state. Returns the record, or nil when the move is refused.
+    @discardableResult
+    func transition(_ id: JobID, to state: JobState, mutate: (inout JobRecord) -> Void = { _ in }) -> JobRecord? {
+        guard var record = jobs[id] else { return nil }
+        do { try record.move(to: state) } catch {
+            assertionFailure("refused transition: \(error)")
+            return nil
+        }
+        mutate(&record)
+        jobs[id] = record
+        emit(.job(record))
+        return record
+    }
+
+    @discardableResult
+    func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
+        let record = transition(id, to: state) { record in
+            record.error = reason
+            record.finishedAt = Self.nowMillis()
+        }
+        if let record { statistics.recordFinish(kind: record.kind, state: state, seconds: nil) }
+        return record
+    }
+
+    /// Waiting jobs whose dependencies all succeeded are queued; those with a failed one are cancelled.
+    func resolveDependents() {
+        var changed = true
+        while changed {
+            changed = false
+            for id in order {
+                guard let record = jobs[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else { continue }
+                let dependencies = record.after.map { ($0, jobs[$0]?.state) }
+                if let (failed, state) = dependencies.first(where: { $0.1 != nil && $0.1!.isTerminal && $0.1 != .succeeded }) {
+                    finishWithoutRunning(id, state: .cancelled, reason: "dependency \(failed) ended \(state!.rawValue)")
+                    changed = true
+                } else if let (missing, _) = dependencies.first(where: { $0.1 == nil }) {
+                    finishWithoutRunning(id, state: .cancelled, reason: "dependency \(missing) is no longer known")
+                    changed = true
+                } else if record.state == .waiting, dependencies.allSatisfy({ $0.1 == .succeeded }) {
+                    transition(id, to: .queued)
+                    changed = true
+                }
+            }
+        }
+    }
+
+    /// Starts queued jobs, oldest first, while workers and per-kind limits allow.
+    func pump() {
+        guard !isShuttingDown else { return }
+        for id in order where running.count < configuration.workers {
+            guard let record = jobs[id], record.state == .queued,
+                record.after.allSatisfy({ jobs[$0]?.state == .succeeded })
+            else { continue }
+            let runningOfKind = running.values.filter { $0.context.kind == record.kind }.count
+            guard runningOfKind < configuration.limit(for: record.kind).maxConcurrent else { continue }
+            launch(record)
+        }
+    }
+
+    private func launch(_ queued: JobRecord) {
+        guard let runner = runners[queued.kind] else { return }
+        let id = queued.id
+        let reporter = ProgressReporter { [weak self] in
+            guard let self else { return }
+            self.queue.async { self.sampleProgress(of: id, final: false) }
+        }
+        let context = JobContext(record: queued, environment: environment, progress: reporter, sink: self)
+        running[id] = RunningJob(
+            context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
+            started: clock.now)
+        transition(id, to: .running) { $0.startedAt = Self.nowMillis() }
+        startProgressTimerIfNeeded()
+        // The thread holds the dispatcher strongly until the job's outcome is delivered.
+        let thread = Thread { [self] in
+            let outcome: Result<JSONObject, any Error> = Result { try runner.run(context) }
+            self.queue.async { self.finish(id, outcome) }
+        }
+        thread.name = "herald.worker.\(queued.kind.rawValue)"
+        thread.start()
+    }
+
+    /// A worker returned: emit the final progress, then the terminal state, then schedule more.
+    func finish(_ id: JobID, _ outcome: Result<JSONObject, any Error>) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        sampleProgress(of: id, final: true)
+        guard let job = running.removeValue(forKey: id) else { return }
+        let seconds = (clock.now - job.started) / .seconds(1)
+        let wasCancelled = cancelRequested.remove(id) != nil
+        let state: JobState
+        var error: String?
+        var summary: JSONObject?
+        switch outcome {
+        case .success where wasCancelled, .failure(is JobCancelled):
+            state = .cancelled
+            error = wasCancelled ? "cancelled by request" : "cancelled"
+        case .success(let value):
+            state = .succeeded
+            summary = value
+        case .failure(let failure):
+            state = .failed
+            error = (failure as? JobFailure)?.message ?? String(describing: failure)
+        }
+        transition(id, to: state) { record in
+            record.finishedAt = Self.nowMillis()
+            record.error = error
+            record.summary = summary
+        }
+        statistics.recordFinish(kind: job.context.kind, state: state, seconds: seconds)
+        statistics.progressCoalesced += job.coalescer.heldBack
+        resolveDependents()
+        pump()
+        forgetOldJobs()
+        if running.isEmpty {
+            stopProgressTimer()
+            idleWaiter?.signal()
+            idleWaiter = nil
+        }
+    }
+
+    /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten.
+    func forgetOldJobs() {
+        let finished = order.filter { jobs[$0]?.state.isTerminal == true }
+        let excess = finished.count - configuration.retainedFinishedJobs
+        guard excess > 0 else { return }
+        let dropped = Set(finished.prefix(excess))
+        order.removeAll { dropped.contains($0) }
+        for id in dropped {
+            jobs.removeValue(forKey: id)
+            streamedResults.removeValue(forKey: id)
+        }
+        history?.forget(dropped)
+    }
+
+    /// Gives the event its number, logs it, and hands it to every subscriber, in order.
+    func emit(_ event: EngineEvent) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        seq += 1
+        let sequenced = SequencedEvent(seq: seq, ts: Self.nowMicros(), event: event)
+        log.append(sequenced)
+        if case .job(let record) = event { history?.record(record) }
+        for handler in subscribers.values { handler(sequenced) }
+    }
+
+    func makeSnapshot() -> Snapshot {
+        var limits: JSONObject = [:]
+        var kinds: JSONObject = [:]
+        for kind in JobKind.allCases where runners[kind] != nil && (kind != .ticker || configuration.enableTicker) {
+            let limit = configuration.limit(for: kind)
+            kinds[kind.rawValue] = ["maxConcurrent": .int(Int64(limit.maxConcurrent)), "refuseWhenBusy": .bool(limit.refuseWhenBusy)]
+        }
+        limits["kinds"] = .object(kinds)
+        limits["workers"] = .int(Int64(configuration.workers))
+        limits["maxSearchResults"] = .int(Int64(environment.maxSearchResults))
+        limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
+        limits["eventLogSize"] = .int(Int64(log.capacity))
+        limits["progressEventsPerSecond"] = .double(configuration.progressEventsPerSecond)
+        return Snapshot(epoch: epoch, seq: seq, jobs: order.compactMap { jobs[$0] }, news: news, limits: limits)
+    }
+}

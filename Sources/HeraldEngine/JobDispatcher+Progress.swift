@@ -1,0 +1,90 @@
+import Dispatch
+
+/// Progress pacing, streamed results and news: the parts workers reach through `JobEventSink`.
+extension JobDispatcher: JobEventSink {
+    /// Most uncoalesced progress hops allowed in flight before a ticker is told to slow down.
+    static let uncoalescedLimit = 4096
+
+    /// Samples one running job and emits its progress if the coalescer allows. Thread: `queue`.
+    /// The coalescer lets the first value through at once (the `onFirstReport` hop) and the final one
+    /// always (`final`, from `finish`).
+    func sampleProgress(of id: JobID, final: Bool) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard var job = running[id], job.context.progress.hasAnyReport else { return }
+        let sample = job.context.progress.sample()
+        guard let emitted = job.coalescer.offer(sample, now: monotonicSeconds(), final: final) else {
+            running[id] = job
+            return
+        }
+        running[id] = job
+        jobs[id]?.progress = emitted
+        statistics.progressEvents += 1
+        emit(.progress(job: id, emitted))
+    }
+
+    func startProgressTimerIfNeeded() {
+        guard progressTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        // Ticking at half the minimum interval keeps each job's bars fresh without exceeding the bound.
+        let interval = max(0.005, 0.5 / max(0.1, configuration.progressEventsPerSecond))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(2))
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            for id in self.running.keys { self.sampleProgress(of: id, final: false) }
+        }
+        timer.resume()
+        progressTimer = timer
+    }
+
+    func stopProgressTimer() {
+        progressTimer?.cancel()
+        progressTimer = nil
+    }
+
+    // MARK: JobEventSink (called on worker threads; each hops onto `queue`)
+
+    func results(job: JobID, items: [JSONValue]) {
+        queue.async { [self] in
+            guard running[job] != nil else { return }
+            streamedResults[job, default: []].append(contentsOf: items)
+            emit(.results(job: job, items: items))
+        }
+    }
+
+    func news(headlines: [String]) {
+        queue.async { [self] in
+            let added = news.append(headlines, at: Self.nowMillis())
+            emit(.news(revision: news.revision, items: added))
+        }
+    }
+
+    func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
+        guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit else {
+            uncoalescedInFlight.subtract(1, ordering: .relaxed)
+            return false
+        }
+        queue.async { [self] in
+            uncoalescedInFlight.subtract(1, ordering: .relaxed)
+            guard running[job] != nil else { return }
+            jobs[job]?.progress = progress
+            statistics.progressEvents += 1
+            emit(.progress(job: job, progress))
+        }
+        return true
+    }
+
+    // MARK: Background news fetches
+
+    func startNewsTimer(every seconds: Double) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + seconds, repeating: seconds)
+        timer.setEventHandler { [weak self] in
+            guard let self, !self.isShuttingDown else { return }
+            // One background fetch at a time: skip the tick if one is still queued or running.
+            let busy = self.jobs.values.contains { $0.kind == .fetch && !$0.state.isTerminal }
+            if !busy { _ = self.startOnQueue(StartRequest(kind: JobKind.fetch.rawValue, params: ["background": true])) }
+        }
+        timer.resume()
+        newsTimer = timer
+    }
+}

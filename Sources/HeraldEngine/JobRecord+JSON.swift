@@ -1,0 +1,57 @@
+/// The job object of the wire protocol and of the history file (docs/protocol.md, "Job object").
+extension JobRecord {
+    public var json: JSONValue {
+        var object: JSONObject = [
+            "id": .string(id.rawValue),
+            "kind": .string(kind.rawValue),
+            "state": .string(state.rawValue),
+            "params": .object(params),
+            "progress": progress.json,
+            "createdAt": .int(createdAt),
+        ]
+        if !after.isEmpty { object["after"] = .array(after.map { .string($0.rawValue) }) }
+        if let requestId { object["requestId"] = .string(requestId) }
+        if let startedAt { object["startedAt"] = .int(startedAt) }
+        if let finishedAt { object["finishedAt"] = .int(finishedAt) }
+        if let error { object["error"] = .string(error) }
+        if let summary { object["summary"] = .object(summary) }
+        return .object(object)
+    }
+
+    /// Reads a job back from history; nil when the value is not a job this version understands.
+    public init?(json: JSONValue) {
+        guard let object = json.objectValue,
+            let id = object["id"]?.stringValue, JobID.isWellFormed(id),
+            let kind = object["kind"]?.stringValue.flatMap(JobKind.init(rawValue:)),
+            let state = object["state"]?.stringValue.flatMap(JobState.init(rawValue:)),
+            let params = object["params"]?.objectValue,
+            let createdAt = object["createdAt"]?.intValue
+        else { return nil }
+        let progress = object["progress"].flatMap(JobProgress.init(json:)) ?? JobProgress()
+        let after = object["after"]?.arrayValue?.compactMap { $0.stringValue.map(JobID.init) } ?? []
+        self.init(
+            id: JobID(id), kind: kind, params: params, after: after, requestId: object["requestId"]?.stringValue,
+            state: state, progress: progress, createdAt: createdAt, startedAt: object["startedAt"]?.intValue,
+            finishedAt: object["finishedAt"]?.intValue, error: object["error"]?.stringValue,
+            summary: object["summary"]?.objectValue)
+    }
+}
+
+extension JobProgress {
+    public var json: JSONValue {
+        var object: JSONObject = [
+            "completed": .int(completed),
+            "total": .int(total),
+            "fraction": .double(fraction),
+            "message": message.map(JSONValue.string) ?? .null,
+        ]
+        if let rate { object["rate"] = .double(rate) }
+        if let eta { object["eta"] = .double(eta) }
+        return .object(object)
+    }
+
+    init?(json: JSONValue) {
+        guard let completed = json["completed"]?.intValue, let total = json["total"]?.intValue else { return nil }
+        self.init(completed: completed, total: total, message: json["message"]?.stringValue)
+    }
+}

@@ -1,0 +1,40 @@
+/// Everything known about one job: the value the dispatcher owns, snapshots list and history stores.
+public struct JobRecord: Sendable, Hashable {
+    public let id: JobID
+    public let kind: JobKind
+    public let params: JSONObject
+    public let after: [JobID]
+    public let requestId: String?
+    public internal(set) var state: JobState
+    public internal(set) var progress: JobProgress
+    /// Milliseconds since the Unix epoch, like JavaScript's `Date.now()`.
+    public let createdAt: Int64
+    public internal(set) var startedAt: Int64?
+    public internal(set) var finishedAt: Int64?
+    public internal(set) var error: String?
+    public internal(set) var summary: JSONObject?
+
+    public init(
+        id: JobID, kind: JobKind, params: JSONObject, after: [JobID] = [], requestId: String? = nil,
+        state: JobState = .queued, progress: JobProgress = JobProgress(), createdAt: Int64,
+        startedAt: Int64? = nil, finishedAt: Int64? = nil, error: String? = nil, summary: JSONObject? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.params = params
+        self.after = after
+        self.requestId = requestId
+        self.state = state
+        self.progress = progress
+        self.createdAt = createdAt
+        self.startedAt = startedAt
+        self.finishedAt = finishedAt
+        self.error = error
+        self.summary = summary
+    }
+
+    /// Moves to `next` through the lifecycle's rules; a refused move leaves the record untouched.
+    public mutating func move(to next: JobState) throws(JobState.InvalidTransition) {
+        state = try state.apply(next)
+    }
+}

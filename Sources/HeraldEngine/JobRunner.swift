@@ -1,0 +1,35 @@
+/// One kind of job: how its params are checked and how it runs. Runners hold no per-job state.
+public protocol JobRunner: Sendable {
+    var kind: JobKind { get }
+
+    /// Checks and normalises params (defaults filled in) before the job exists.
+    /// Thread: the caller of `start` (the dispatcher queue).
+    func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject
+
+    /// Does the work on a worker thread. Returns the summary; throws `JobCancelled` when it stopped
+    /// for a cancel, anything else when it failed.
+    func run(_ context: JobContext) throws -> JSONObject
+
+    /// A page of a finished job's results, for kinds whose results live outside the event stream
+    /// (sort). Nil means "use the streamed result items". Thread: any.
+    func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage?
+}
+
+extension JobRunner {
+    public func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage? {
+        nil
+    }
+}
+
+/// A slice of a job's results: `values` start at `offset`, out of `total`.
+public struct ResultPage: Sendable, Equatable {
+    public let offset: Int
+    public let total: Int
+    public let values: [JSONValue]
+
+    public init(offset: Int, total: Int, values: [JSONValue]) {
+        self.offset = offset
+        self.total = total
+        self.values = values
+    }
+}

@@ -1,0 +1,23 @@
+/// An event with its place in the one total order: `seq` grows by one per event within an `epoch`.
+/// `json` is the event's wire encoding, made once on the dispatcher queue and shared by every
+/// client, the event log and resumes.
+public struct SequencedEvent: Sendable {
+    public let seq: Int64
+    /// Wall-clock microseconds since the Unix epoch at which the value was reported.
+    public let ts: Int64
+    public let event: EngineEvent
+    public let json: [UInt8]
+
+    public init(seq: Int64, ts: Int64, event: EngineEvent) {
+        self.seq = seq
+        self.ts = ts
+        self.event = event
+        self.json = WireEncoder.encode(event: event, seq: seq, ts: ts)
+    }
+
+    /// The job a progress event is about, so an outbox can collapse older values of the same job.
+    public var progressJob: JobID? {
+        if case .progress(let job, _) = event { return job }
+        return nil
+    }
+}

@@ -1,0 +1,16 @@
+/// The whole state at one point of the stream: a subscriber applies it, then every event after `seq`.
+public struct Snapshot: Sendable {
+    public let epoch: String
+    public let seq: Int64
+    public let jobs: [JobRecord]
+    public let news: NewsFeed
+    public let limits: JSONObject
+
+    public init(epoch: String, seq: Int64, jobs: [JobRecord], news: NewsFeed, limits: JSONObject) {
+        self.epoch = epoch
+        self.seq = seq
+        self.jobs = jobs
+        self.news = news
+        self.limits = limits
+    }
+}

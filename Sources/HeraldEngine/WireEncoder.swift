@@ -1,0 +1,70 @@
+/// Encodes the server's side of the wire protocol (docs/protocol.md). Pure functions, no state.
+public enum WireEncoder {
+    public static let protocolVersion: Int64 = 1
+
+    public static func encode(event: EngineEvent, seq: Int64, ts: Int64) -> [UInt8] {
+        var object: JSONObject
+        switch event {
+        case .job(let record):
+            object = ["type": "job", "seq": .int(seq), "ts": .int(ts), "job": record.json]
+        case .progress(let job, let progress):
+            object = ["type": "progress", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue)]
+            object["completed"] = .int(progress.completed)
+            object["total"] = .int(progress.total)
+            object["fraction"] = .double(progress.fraction)
+            object["message"] = progress.message.map(JSONValue.string) ?? .null
+            object["rate"] = progress.rate.map(JSONValue.double) ?? .null
+            object["eta"] = progress.eta.map(JSONValue.double) ?? .null
+        case .results(let job, let items):
+            object = ["type": "results", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "items": .array(items)]
+        case .news(let revision, let items):
+            object = ["type": "news", "seq": .int(seq), "ts": .int(ts), "revision": .int(revision), "items": .array(items.map(\.json))]
+        }
+        return JSONWriter.encode(.object(object))
+    }
+
+    /// Why a snapshot is being sent: on connect, for a resume that could not be served from the log,
+    /// or to replace a slow client's backlog.
+    public enum SnapshotReason: String, Sendable {
+        case connect, resume, resync
+    }
+
+    public static func encode(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:]) -> [UInt8] {
+        var limits = snapshot.limits
+        for (key, value) in extraLimits.entries { limits[key] = value }
+        let object: JSONObject = [
+            "type": "snapshot", "protocol": .int(protocolVersion), "reason": .string(reason.rawValue),
+            "epoch": .string(snapshot.epoch), "seq": .int(snapshot.seq),
+            "jobs": .array(snapshot.jobs.map(\.json)), "news": snapshot.news.json, "limits": .object(limits),
+        ]
+        return JSONWriter.encode(.object(object))
+    }
+
+    public static func accepted(requestId: String?, job: JobRecord) -> [UInt8] {
+        var object: JSONObject = ["type": "accepted"]
+        if let requestId { object["requestId"] = .string(requestId) }
+        object["job"] = .string(job.id.rawValue)
+        object["state"] = .string(job.state.rawValue)
+        return JSONWriter.encode(.object(object))
+    }
+
+    public static func error(_ error: EngineError, requestId: String?) -> [UInt8] {
+        var object: JSONObject = ["type": "error"]
+        if let requestId { object["requestId"] = .string(requestId) }
+        object["code"] = .string(error.code.rawValue)
+        object["message"] = .string(error.message)
+        return JSONWriter.encode(.object(object))
+    }
+
+    public static func page(_ page: ResultPage, job: JobID, requestId: String?) -> [UInt8] {
+        var object: JSONObject = ["type": "page"]
+        if let requestId { object["requestId"] = .string(requestId) }
+        object["job"] = .string(job.rawValue)
+        object["offset"] = .int(Int64(page.offset))
+        object["total"] = .int(Int64(page.total))
+        object["values"] = .array(page.values)
+        return JSONWriter.encode(.object(object))
+    }
+
+    public static let pong: [UInt8] = JSONWriter.encode(["type": "pong"])
+}
