@@ -1,1 +1,25 @@
-print("herald")
+import Foundation
+import HeraldServer
+
+// `herald [serve] …`, `herald watch …`, `herald start …`, `herald cancel …`.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let subcommand = arguments.first.flatMap { ["serve", "watch", "start", "cancel"].contains($0) ? $0 : nil }
+let rest = subcommand == nil ? arguments : Array(arguments.dropFirst())
+
+if arguments.first == "--version" || arguments.first == "version" {
+    print("herald \(Version.herald) (libwebsockets \(LibWebSocketsVersion.string))")
+    exit(0)
+}
+if arguments.first == "--help" || arguments.first == "-h" || arguments.first == "help" {
+    print(Help.overview)
+    exit(0)
+}
+
+let code: Int32
+switch subcommand ?? "serve" {
+case "watch": code = WatchCommand.run(rest)
+case "start": code = StartCommand.run(rest)
+case "cancel": code = CancelCommand.run(rest)
+default: code = ServeCommand.run(rest)
+}
+exit(code)

@@ -1,0 +1,21 @@
+/// A client's command, decoded and checked (docs/protocol.md, "Commands").
+public enum Command: Sendable, Equatable {
+    case start(StartRequest)
+    case cancel(job: String, requestId: String?)
+    case resume(epoch: String, since: Int64)
+    case page(job: String, offset: Int, limit: Int, requestId: String?)
+    case ping
+    case auth(token: String, requestId: String?)
+
+    /// The command's `type` as it appears on the wire, for logs and metrics.
+    public var typeName: String {
+        switch self {
+        case .start: return "start"
+        case .cancel: return "cancel"
+        case .resume: return "resume"
+        case .page: return "page"
+        case .ping: return "ping"
+        case .auth: return "auth"
+        }
+    }
+}

@@ -1,0 +1,16 @@
+/// An HTTP request as the router sees it, already read off the socket by the service thread.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    public var path: String
+    public var query: [String: String]
+    public var body: [UInt8]
+    public var authorization: String?
+
+    public init(method: String, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.body = body
+        self.authorization = authorization
+    }
+}

@@ -1,0 +1,103 @@
+import HeraldEngine
+
+/// A connection's frames waiting to be written, with a cap on the bytes a slow client may hold.
+///
+/// Policy (docs/protocol.md, "Slow clients"): over the cap, keep only the newest progress frame per
+/// job; still over, drop the events and ask for a resync (the caller sends a fresh snapshot); a
+/// connection that needs a resync `resyncLimit` times within `resyncWindow` seconds is closed.
+/// A plain value owned by the service thread.
+public struct Outbox: Sendable {
+    public let capBytes: Int
+    public let resyncLimit: Int
+    public let resyncWindow: Double
+    public private(set) var frames: [OutboundFrame] = []
+    /// Index of the first unsent frame in `frames` (popping from the front is O(1) this way).
+    private var head = 0
+    public private(set) var pendingBytes = 0
+    private var resyncTimes: [Double] = []
+    /// Progress frames dropped by collapsing (the `coalesced` metric of the server side).
+    public private(set) var collapsed = 0
+
+    public init(capBytes: Int, resyncLimit: Int = 3, resyncWindow: Double = 10) {
+        self.capBytes = capBytes
+        self.resyncLimit = resyncLimit
+        self.resyncWindow = resyncWindow
+    }
+
+    public var isEmpty: Bool { head == frames.count }
+    public var count: Int { frames.count - head }
+
+    /// What the caller must do after an event was added.
+    public enum Pressure: Equatable {
+        case fine
+        /// Events were dropped: send a fresh snapshot now.
+        case resync
+        /// Too many resyncs in the window: close the connection (code 4008).
+        case close
+    }
+
+    public mutating func append(_ frame: OutboundFrame) {
+        frames.append(frame)
+        pendingBytes += frame.bytes.count
+    }
+
+    /// Adds an event frame and applies the slow-client policy. `now` is in seconds (monotonic).
+    public mutating func appendEvent(_ frame: OutboundFrame, now: Double) -> Pressure {
+        append(frame)
+        guard pendingBytes > capBytes else { return .fine }
+        collapseProgress()
+        guard pendingBytes > capBytes else { return .fine }
+        dropEvents()
+        resyncTimes.removeAll { now - $0 > resyncWindow }
+        resyncTimes.append(now)
+        return resyncTimes.count >= resyncLimit ? .close : .resync
+    }
+
+    /// Keeps only the newest unsent progress frame of each job.
+    mutating func collapseProgress() {
+        var seen = Set<JobID>()
+        var kept: [OutboundFrame] = []
+        kept.reserveCapacity(count)
+        for frame in frames[head...].reversed() {
+            if let job = frame.progressJob {
+                if seen.contains(job) { collapsed += 1; continue }
+                seen.insert(job)
+            }
+            kept.append(frame)
+        }
+        replace(with: kept.reversed())
+    }
+
+    /// Drops every unsent event and snapshot; replies stay (their requester waits for them).
+    mutating func dropEvents() {
+        replace(with: frames[head...].filter { $0.kind == .reply })
+    }
+
+    private mutating func replace(with remaining: [OutboundFrame]) {
+        frames = remaining
+        head = 0
+        pendingBytes = remaining.reduce(0) { $0 + $1.bytes.count }
+    }
+
+    /// Clears unsent events so a resume can refill the stream from its own position.
+    public mutating func discardEvents() { dropEvents() }
+
+    /// Takes whole frames from the front, up to `limit` bytes (at least one frame), for one write.
+    public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) {
+        buffer.removeAll(keepingCapacity: true)
+        while head < frames.count {
+            let frame = frames[head]
+            if !buffer.isEmpty && buffer.count + frame.bytes.count > limit { break }
+            buffer.append(contentsOf: frame.bytes)
+            pendingBytes -= frame.bytes.count
+            head += 1
+        }
+        if head == frames.count {
+            frames.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head > 1024 {
+            frames.removeFirst(head)
+            head = 0
+        }
+    }
+}

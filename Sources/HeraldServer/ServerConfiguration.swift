@@ -1,0 +1,34 @@
+import Foundation
+
+/// How the server listens and what it allows. Every field has the default a user gets without flags;
+/// `docs/operations.md` lists them with their flags.
+public struct ServerConfiguration: Sendable {
+    public var host = "127.0.0.1"
+    /// 0 picks a free port; `WebSocketServer.port` tells which.
+    public var port = 8080
+    /// The dashboard's folder; nil serves a short page that says where it was looked for.
+    public var publicDirectory: URL?
+    public var maxMessageBytes = 64 * 1024
+    public var maxBodyBytes = 64 * 1024
+    public var maxConnections = 10_000
+    /// Pending bytes a slow client may hold before its progress is collapsed and then resynced.
+    public var outboxCapBytes = 1024 * 1024
+    public var resyncLimit = 3
+    public var resyncWindowSeconds = 10.0
+    public var commandsPerSecond = 50.0
+    public var commandBurst = 100.0
+    /// Idle seconds before a ping, and seconds without any answer before the peer is dropped.
+    public var pingAfterSeconds: UInt16 = 10
+    public var hangupAfterSeconds: UInt16 = 30
+    /// Bytes written per system call at most, in whole frames.
+    public var writeBatchBytes = 64 * 1024
+    /// Origins allowed besides the server's own; clients that send no Origin are always allowed.
+    public var allowedOrigins: [String] = []
+    /// When set, `start`, `cancel` and mutating REST calls need it.
+    public var controlToken: String?
+    /// Grace period for running jobs on SIGTERM before they are cancelled.
+    public var shutdownGraceSeconds = 5.0
+    public var logLevel: LogLevel = .info
+
+    public init() {}
+}

@@ -1,0 +1,66 @@
+import HeraldEngine
+
+/// The server's counters for `/metrics`. A plain value owned by the service thread.
+public struct ServerMetrics: Sendable {
+    public var connectionsOpen = 0
+    public var connectionsAccepted = 0
+    public var connectionsRefused = 0
+    public var framesSent = 0
+    public var bytesSent = 0
+    public var progressCollapsed = 0
+    public var resyncs = 0
+    public var slowClientCloses = 0
+    public var httpRequests = 0
+    /// Commands by "type/outcome", outcome being `ok` or an error code.
+    public var commands: [String: Int] = [:]
+
+    public mutating func countCommand(_ type: String, outcome: String) {
+        commands["\(type)/\(outcome)", default: 0] += 1
+    }
+
+    /// Prometheus text exposition format, version 0.0.4.
+    public func render(engine: EngineStatistics, uptimeSeconds: Double) -> String {
+        var out = ""
+        func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for (labels, value) in samples { out += "\(name)\(labels) \(value)\n" }
+        }
+        metric("herald_uptime_seconds", "gauge", "Seconds since the server started.", [("", String(format: "%.3f", uptimeSeconds))])
+        metric("herald_connections_open", "gauge", "Open WebSocket connections.", [("", "\(connectionsOpen)")])
+        metric("herald_connections_accepted_total", "counter", "WebSocket connections accepted.", [("", "\(connectionsAccepted)")])
+        metric("herald_connections_refused_total", "counter", "WebSocket handshakes refused.", [("", "\(connectionsRefused)")])
+        metric("herald_frames_sent_total", "counter", "WebSocket frames written to clients.", [("", "\(framesSent)")])
+        metric("herald_bytes_sent_total", "counter", "WebSocket bytes written to clients.", [("", "\(bytesSent)")])
+        metric(
+            "herald_progress_coalesced_total", "counter",
+            "Progress values not sent: held back by the per-job rate bound, or collapsed in a slow client's backlog.",
+            [("{stage=\"dispatcher\"}", "\(engine.progressCoalesced)"), ("{stage=\"outbox\"}", "\(progressCollapsed)")])
+        metric("herald_resyncs_total", "counter", "Slow clients whose backlog was replaced by a snapshot.", [("", "\(resyncs)")])
+        metric("herald_slow_client_closes_total", "counter", "Connections closed for resyncing too often.", [("", "\(slowClientCloses)")])
+        metric("herald_http_requests_total", "counter", "HTTP requests answered.", [("", "\(httpRequests)")])
+        metric(
+            "herald_commands_total", "counter", "Commands received, by type and outcome.",
+            commands.sorted { $0.key < $1.key }.map { key, value in
+                let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
+                return ("{type=\"\(parts[0])\",outcome=\"\(parts.count > 1 ? parts[1] : "")\"}", "\(value)")
+            })
+        metric(
+            "herald_jobs_finished_total", "counter", "Jobs that ended, by kind and final state.",
+            engine.finished.sorted { $0.key < $1.key }.map { key, value in
+                let parts = key.split(separator: "/", maxSplits: 1).map(String.init)
+                return ("{kind=\"\(parts[0])\",state=\"\(parts.count > 1 ? parts[1] : "")\"}", "\(value)")
+            })
+        metric("herald_jobs_running", "gauge", "Jobs running now.", [("", "\(engine.jobsRunning)")])
+        metric("herald_progress_events_total", "counter", "Progress events emitted.", [("", "\(engine.progressEvents)")])
+        metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
+        var buckets: [(String, String)] = []
+        for (index, bound) in EngineStatistics.durationBounds.enumerated() {
+            let label = bound.isInfinite ? "+Inf" : String(bound)
+            buckets.append(("_bucket{le=\"\(label)\"}", "\(engine.durationBuckets[index])"))
+        }
+        buckets.append(("_sum", String(format: "%.6f", engine.durationSum)))
+        buckets.append(("_count", "\(engine.durationCount)"))
+        metric("herald_job_duration_seconds", "histogram", "How long jobs ran.", buckets)
+        return out
+    }
+}

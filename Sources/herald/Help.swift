@@ -1,0 +1,78 @@
+/// The texts `--help` prints. Kept beside the commands they describe; docs/operations.md repeats them.
+enum Help {
+    static let overview = """
+        herald — run long jobs on worker threads and stream their progress to every watcher
+
+        Usage:
+          herald [serve] [options]        run the server (the default command)
+          herald watch [URL]              live progress bars for every job, in the terminal
+          herald start KIND [options] [URL]   start a job; --wait follows it to the end
+          herald cancel ID [URL]          cancel a job
+          herald --version
+
+        URL defaults to ws://127.0.0.1:8080/ws. Run `herald COMMAND --help` for a command's options.
+        """
+
+    static let serve = """
+        Usage: herald serve [options]
+
+        Listening
+          --host ADDR              address to bind (default 127.0.0.1)
+          --port N                 port; 0 picks a free one (default 8080)
+          --public DIR             dashboard folder (default: $HERALD_PUBLIC, ./Public, or the one installed beside the binary)
+          --max-connections N      WebSocket connections at once (default 10000)
+          --max-message-bytes N    largest inbound message (default 65536; larger closes with 1009)
+          --outbox-bytes N         pending bytes per slow client before collapse/resync (default 1048576)
+          --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
+          --token TOKEN            require this token to start or cancel jobs (or $HERALD_TOKEN)
+          --token-file FILE        read the token from FILE
+
+        Jobs
+          --data-dir DIR           history and sort data (default ./.herald)
+          --search-root DIR        what `search` looks through (default: the working directory)
+          --workers N              jobs running at once (default: the number of cores)
+          --search-limit N         searches at once; more are refused as busy (default 1)
+          --max-results N          search matches kept per job (default 1000)
+          --progress-rate N        progress events per second per job (default 20)
+          --event-log-size N       events kept for resuming clients (default 10000)
+          --news-interval SECONDS  background news fetch period (default: off)
+          --news-probability P     chance a fetch finds news, 0..1 (default 0.5)
+          --news-seed N            seed the simulated news server (tests)
+          --bench                  enable the `ticker` job kind for benchmarks
+
+        Operation
+          --grace SECONDS          on SIGTERM, how long running jobs may finish before they are cancelled (default 5)
+          --log-level LEVEL        error, warning, info or debug (default info)
+          --help                   this text
+
+        The first line printed is the dashboard's URL. SIGINT or SIGTERM stops gracefully (exit 0).
+        """
+
+    static let watch = """
+        Usage: herald watch [URL]
+
+        Draws a live bar per job (kind, params, bar, percent, rate, ETA, state), redrawn in place.
+        When stdout is not a terminal it prints one line per event instead, so it can be piped.
+        Reconnects and resumes by itself. Ctrl-C exits.
+          URL    default ws://127.0.0.1:8080/ws
+          --once exit when the snapshot has been printed (with a pipe: a listing of jobs)
+        """
+
+    static let start = """
+        Usage: herald start KIND [--param KEY=VALUE]... [--after ID]... [--wait] [--token TOKEN] [URL]
+
+        Starts a job and prints its id. KIND is search, sort or fetch.
+          --param KEY=VALUE   a job parameter; numbers and true/false are typed (search: query, caseSensitive, path; sort: count)
+          --after ID          run after this job succeeded (repeatable)
+          --wait              follow the job to its end: exit 0 when it succeeded, 1 when it failed,
+                              3 when it was cancelled or interrupted
+          --token TOKEN       the server's control token (or $HERALD_TOKEN)
+        Exit code 2: bad usage or the server refused the job (the reason is printed).
+        """
+
+    static let cancel = """
+        Usage: herald cancel ID [--token TOKEN] [URL]
+
+        Cancels a queued, waiting or running job. Exit 0 when the server accepted, 2 otherwise.
+        """
+}

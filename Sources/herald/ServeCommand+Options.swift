@@ -1,0 +1,90 @@
+import Foundation
+import HeraldEngine
+import HeraldServer
+
+extension ServeCommand {
+    /// Every setting `serve` takes, resolved from flags, the environment and defaults.
+    struct Options {
+        var server = ServerConfiguration()
+        var engine = EngineConfiguration()
+        var environment: JobEnvironment
+
+        init(_ arguments: Arguments) throws(Arguments.UsageError) {
+            let environmentVariables = ProcessInfo.processInfo.environment
+            server.host = arguments.last("host") ?? server.host
+            server.port = try arguments.integer("port", in: 0...65535) ?? server.port
+            server.maxConnections = try arguments.integer("max-connections", in: 1...1_000_000) ?? server.maxConnections
+            server.maxMessageBytes = try arguments.integer("max-message-bytes", in: 256...16_777_216) ?? server.maxMessageBytes
+            server.outboxCapBytes = try arguments.integer("outbox-bytes", in: 4096...1_073_741_824) ?? server.outboxCapBytes
+            server.allowedOrigins = arguments.all("allow-origin")
+            server.shutdownGraceSeconds = try arguments.number("grace", in: 0...3600) ?? server.shutdownGraceSeconds
+            if let name = arguments.last("log-level") {
+                guard let level = LogLevel(name: name) else {
+                    throw Arguments.UsageError(description: "--log-level must be error, warning, info or debug, not \"\(name)\"")
+                }
+                server.logLevel = level
+            }
+            server.controlToken = try Self.token(arguments, environmentVariables)
+            server.publicDirectory = Self.publicDirectory(arguments.last("public") ?? environmentVariables["HERALD_PUBLIC"])
+            if let explicit = arguments.last("public"), server.publicDirectory == nil {
+                throw Arguments.UsageError(description: "--public \(explicit): no such folder")
+            }
+
+            engine.workers = try arguments.integer("workers", in: 1...256) ?? engine.workers
+            if let searches = try arguments.integer("search-limit", in: 1...64) {
+                engine.kindLimits[.search] = EngineConfiguration.KindLimit(maxConcurrent: searches, refuseWhenBusy: true)
+            }
+            engine.progressEventsPerSecond = try arguments.number("progress-rate", in: 0.1...1000) ?? engine.progressEventsPerSecond
+            engine.eventLogSize = try arguments.integer("event-log-size", in: 1...10_000_000) ?? engine.eventLogSize
+            engine.newsInterval = try arguments.number("news-interval", in: 0.1...86_400)
+            engine.enableTicker = arguments.has("bench")
+
+            let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+            let dataDirectory = URL(fileURLWithPath: arguments.last("data-dir") ?? ".herald", relativeTo: workingDirectory)
+            let searchRoot = URL(fileURLWithPath: arguments.last("search-root") ?? ".", relativeTo: workingDirectory)
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: searchRoot.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw Arguments.UsageError(description: "--search-root \(searchRoot.path): no such folder")
+            }
+            let probability = try arguments.number("news-probability", in: 0...1) ?? 0.5
+            let seed = try arguments.integer("news-seed", in: 0...Int.max).map { UInt64($0) }
+            environment = JobEnvironment(
+                searchRoot: searchRoot, dataDirectory: dataDirectory,
+                newsSource: NewsSource(probability: probability, seed: seed),
+                maxSearchResults: try arguments.integer("max-results", in: 1...100_000) ?? 1000)
+        }
+
+        private static func token(_ arguments: Arguments, _ environment: [String: String]) throws(Arguments.UsageError) -> String? {
+            if let file = arguments.last("token-file") {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw Arguments.UsageError(description: "--token-file \(file): cannot read it")
+                }
+                let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                guard !token.isEmpty else { throw Arguments.UsageError(description: "--token-file \(file) is empty") }
+                return token
+            }
+            if let token = arguments.last("token") ?? environment["HERALD_TOKEN"], !token.isEmpty { return token }
+            return nil
+        }
+
+        /// The dashboard folder: the one given, else ./Public, else the checkout's Public beside
+        /// `.build/<config>/herald`, else `share/herald/Public` beside an installed binary.
+        private static func publicDirectory(_ explicit: String?) -> URL? {
+            let manager = FileManager.default
+            func folder(_ path: String) -> URL? {
+                var isDirectory: ObjCBool = false
+                let url = URL(fileURLWithPath: path).standardizedFileURL
+                return manager.fileExists(atPath: url.path, isDirectory: &isDirectory) && isDirectory.boolValue ? url : nil
+            }
+            if let explicit { return folder(explicit) }
+            let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+            let candidates = [
+                manager.currentDirectoryPath + "/Public",
+                executable.appendingPathComponent("../../Public").path,
+                executable.appendingPathComponent("../../../Public").path,
+                executable.appendingPathComponent("../share/herald/Public").path,
+            ]
+            return candidates.lazy.compactMap { folder($0) }.first { manager.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+        }
+    }
+}

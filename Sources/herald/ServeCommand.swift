@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+import HeraldEngine
+import HeraldServer
+
+/// `herald serve`: builds the engine and the server from flags, prints the URL, runs until a signal.
+enum ServeCommand {
+    static let valued: Set<String> = [
+        "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
+        "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
+        "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level",
+    ]
+    static let flags: Set<String> = ["help", "bench"]
+
+    static func run(_ argv: [String]) -> Int32 {
+        let options: Options
+        do {
+            let arguments = try Arguments(argv, valued: valued, flags: flags)
+            if arguments.has("help") {
+                print(Help.serve)
+                return 0
+            }
+            guard arguments.positionals.isEmpty else {
+                throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[0])")
+            }
+            options = try Options(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("herald: \(error)\nRun `herald serve --help` for the options.\n".utf8))
+            return 2
+        }
+        return serve(options)
+    }
+
+    private static func serve(_ options: Options) -> Int32 {
+        let logger = Logger(level: options.server.logLevel)
+        let history = HistoryStore(directory: options.environment.dataDirectory) { logger.warning($0) }
+        let engine = JobDispatcher(
+            configuration: options.engine, environment: options.environment, runners: JobCatalog.standardRunners(),
+            history: history)
+        let server = WebSocketServer(configuration: options.server, engine: engine, logger: logger, version: Version.herald)
+        let port: Int
+        do { port = try server.start() } catch {
+            FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
+            return 1
+        }
+        let shownHost = options.server.host == "0.0.0.0" ? "127.0.0.1" : options.server.host
+        // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
+        Output.line("http://\(shownHost):\(port)/")
+        logger.info("herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)")
+
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGINT, SIG_IGN)
+        signal(SIGTERM, SIG_IGN)
+        let stop = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for number in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { stop.signal() }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        logger.info("signal received: stopping (jobs get \(options.server.shutdownGraceSeconds) s to finish)")
+        server.stop()
+        engine.shutdown(grace: options.server.shutdownGraceSeconds)
+        logger.info("bye")
+        _ = sources
+        return 0
+    }
+}

@@ -1,0 +1,90 @@
+import Foundation
+import HeraldEngine
+import HeraldServer
+
+/// Follows the server's stream for the command line: connects, keeps a `StreamMirror`, reconnects
+/// with capped exponential backoff and resumes from the last seq, until told to stop.
+/// Thread: the caller's (it blocks); `interrupted` may be set from a signal handler's queue.
+final class StreamSession {
+    let url: WebSocketURL
+    let token: String?
+    private(set) var mirror = StreamMirror()
+    private(set) var client: WebSocketClient?
+    let interrupted = InterruptFlag()
+
+    init(url: WebSocketURL, token: String? = nil) {
+        self.url = url
+        self.token = token
+    }
+
+    enum Verdict { case keepGoing, stop }
+
+    /// Runs until `handle` says stop or Ctrl-C. `handle` sees every message (parsed) and its effect;
+    /// `tick` runs about ten times a second; `status` hears about connecting and reconnecting.
+    /// `reconnect: false` gives up after the first connection ends.
+    func run(
+        reconnect: Bool = true, status: (String) -> Void, tick: () -> Void = {},
+        handle: (JSONValue, StreamMirror.Change) -> Verdict
+    ) -> Bool {
+        var delay = 0.5
+        while !interrupted.isSet {
+            var target = url
+            if let epoch = mirror.epoch {
+                target.path = url.path.split(separator: "?").first.map(String.init)! + "?epoch=\(epoch)&since=\(mirror.seq)"
+            }
+            do {
+                let client = try WebSocketClient(url: target, token: token)
+                try client.connect(timeout: 5)
+                self.client = client
+                delay = 0.5
+                status("live")
+                while !interrupted.isSet {
+                    tick()
+                    guard let event = client.next(timeout: 0.1) else { continue }
+                    guard case .message(let text) = event else { break }
+                    guard let value = try? JSONParser.parse(text, maxDepth: 64) else { continue }
+                    let change = mirror.apply(value)
+                    if case .gap = change {
+                        client.close()
+                        break
+                    }
+                    if handle(value, change) == .stop {
+                        client.close()
+                        return true
+                    }
+                }
+                self.client = nil
+            } catch {
+                status("\(error)")
+                if !reconnect { return false }
+            }
+            if !reconnect { return false }
+            if interrupted.isSet { break }
+            let wait = delay * Double.random(in: 0.8...1.2)
+            status(String(format: "reconnecting in %.1f s", wait))
+            let deadline = Date(timeIntervalSinceNow: wait)
+            while Date() < deadline, !interrupted.isSet { tick(); usleep(100_000) }
+            delay = min(delay * 2, 8)
+        }
+        return false
+    }
+
+    /// Sets `interrupted` on SIGINT/SIGTERM instead of dying, so the terminal can be restored.
+    func installInterruptHandler() -> [DispatchSourceSignal] {
+        [SIGINT, SIGTERM].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [interrupted] in interrupted.set() }
+            source.resume()
+            return source
+        }
+    }
+
+    static func url(from positionals: [String]) throws(Arguments.UsageError) -> WebSocketURL {
+        let text = positionals.first ?? "ws://127.0.0.1:8080/ws"
+        guard let url = WebSocketURL(text) else {
+            throw Arguments.UsageError(description: "\(text) is not a ws:// URL (for example ws://127.0.0.1:8080/ws)")
+        }
+        return url
+    }
+}
