@@ -1,0 +1,265 @@
+"""Fixtures for the dashboard's browser tests: a real `herald serve` on port 0 and headless Chromium.
+
+Environment:
+  HERALD_BIN          the herald binary (default: .build/debug/herald under the repository root)
+  HERALD_CORPUS_FILES files in the generated search corpus (default 300)
+  HERALD_CORPUS_KB    size of each corpus file in KiB (default 256; raise it for a release build)
+  HERALD_SCREENSHOT=1 also save docs/dashboard.png (a search in progress)
+Screenshots of every test go to test-artifacts/ (gitignored).
+"""
+
+import os
+import queue
+import random
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = REPO_ROOT / "test-artifacts"
+
+# What the generated corpus holds, so tests can check counts exactly.
+CORPUS_FILES = int(os.environ.get("HERALD_CORPUS_FILES", "300"))
+CORPUS_FILE_KB = int(os.environ.get("HERALD_CORPUS_KB", "256"))
+NEEDLE = "needle"
+# Every file has one line with "needle" and one with "Needle": a case-insensitive search finds both.
+MATCHES_IGNORING_CASE = 2 * CORPUS_FILES
+MATCHES_CASE_SENSITIVE = CORPUS_FILES
+
+
+def herald_binary() -> Path:
+    path = Path(os.environ.get("HERALD_BIN", ".build/debug/herald"))
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+# ---- the search corpus ------------------------------------------------------------------------------
+
+# Text dense in "n", the query's first letter: the scanner stops at every one of them, so a search of
+# a few tens of MB takes seconds in a debug build, long enough to watch its progress and cancel it.
+# No word contains the query.
+FILLER_WORDS = (
+    "nnnnnnnn nonnen ninon nun noon nanny ninny nannan nine neon need nee nest nnnn unn anna "
+    "Nnnn NNNN Nonne Ninon need Need NEED"
+).split()
+
+
+def generate_corpus(root: Path, files: int, file_kb: int) -> None:
+    rng = random.Random(7)
+    lines = []
+    for _ in range(2048):
+        lines.append(" ".join(rng.choice(FILLER_WORDS) for _ in range(rng.randint(6, 14))))
+    block = ("\n".join(lines) + "\n").encode()
+    target = file_kb * 1024
+    for index in range(files):
+        folder = root / f"area{index % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        head = (
+            f"file {index} begins\n"
+            f"alpha {NEEDLE} beta in file {index}\n"
+            f"gamma {NEEDLE.capitalize()} delta in file {index}\n"
+        ).encode()
+        body = bytearray(head)
+        while len(body) < target:
+            body += block
+        with open(folder / f"file{index:04d}.txt", "wb") as handle:
+            handle.write(body[:target].rsplit(b"\n", 1)[0] + b"\n")
+
+
+@pytest.fixture(scope="session")
+def corpus(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("corpus")
+    generate_corpus(root, CORPUS_FILES, CORPUS_FILE_KB)
+    return root
+
+
+# ---- the server ---------------------------------------------------------------------------------------
+
+
+class HeraldServer:
+    """One `herald serve` process; stop() and start() again keep the port and the data directory."""
+
+    def __init__(self, binary: Path, search_root: Path, data_dir: Path, log_dir: Path, extra_args=()):
+        self.binary = binary
+        self.search_root = search_root
+        self.data_dir = data_dir
+        self.log_dir = log_dir
+        self.extra_args = list(extra_args)
+        self.process = None
+        self.url = None
+        self.port = 0
+        self.starts = 0
+
+    def start(self, port: int = 0, timeout: float = 30.0) -> str:
+        last_error = None
+        # A port just released may still be busy for a moment; try again a few times.
+        for _ in range(20):
+            try:
+                return self._start_once(port, timeout)
+            except RuntimeError as error:
+                last_error = error
+                if port == 0:
+                    break
+                time.sleep(0.25)
+        raise last_error
+
+    def _start_once(self, port: int, timeout: float) -> str:
+        self.starts += 1
+        stderr_path = self.log_dir / f"herald-{self.starts}.stderr.log"
+        stdout_path = self.log_dir / f"herald-{self.starts}.stdout.log"
+        args = [
+            str(self.binary), "serve",
+            "--host", "127.0.0.1",
+            "--port", str(port),
+            "--public", str(REPO_ROOT / "Public"),
+            "--search-root", str(self.search_root),
+            "--data-dir", str(self.data_dir),
+            "--news-probability", "1",
+            "--news-seed", "7",
+            *self.extra_args,
+        ]
+        stderr = open(stderr_path, "wb")
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=stderr, cwd=str(self.log_dir))
+        stderr.close()
+        lines: "queue.Queue[bytes]" = queue.Queue()
+
+        def pump():  # keeps reading so the pipe never fills; the first line is the URL
+            with open(stdout_path, "wb") as log:
+                for line in iter(process.stdout.readline, b""):
+                    log.write(line)
+                    log.flush()
+                    lines.put(line)
+            lines.put(b"")
+
+        threading.Thread(target=pump, daemon=True).start()
+        try:
+            first = lines.get(timeout=timeout).decode().strip()
+        except queue.Empty:
+            first = ""
+        if not first.startswith("http"):
+            process.kill()
+            process.wait()
+            raise RuntimeError(
+                f"herald did not print its URL (exit {process.returncode}); first line {first!r}; "
+                f"stderr: {stderr_path.read_text(errors='replace')[-2000:]}"
+            )
+        self.process = process
+        self.url = first
+        self.port = urlparse(first).port
+        return first
+
+    def stop(self, timeout: float = 20.0) -> int:
+        process, self.process = self.process, None
+        if process is None:
+            return 0
+        process.send_signal(signal.SIGTERM)
+        try:
+            return process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise AssertionError("herald did not exit within %.0f s of SIGTERM" % timeout)
+
+    def restart(self) -> str:
+        port = self.port
+        self.stop()
+        return self.start(port=port)
+
+    @property
+    def ws_url(self) -> str:
+        return self.url.replace("http://", "ws://").rstrip("/") + "/ws"
+
+
+def _make_server(corpus: Path, tmp_path_factory, name: str) -> HeraldServer:
+    binary = herald_binary()
+    if not binary.exists():
+        pytest.fail(f"no herald binary at {binary}: run `swift build --product herald` or set HERALD_BIN")
+    base = tmp_path_factory.mktemp(name)
+    data_dir = base / "data"
+    data_dir.mkdir()
+    return HeraldServer(binary, corpus, data_dir, base)
+
+
+@pytest.fixture(scope="module")
+def server(corpus, tmp_path_factory):
+    """A server for the whole test module (its jobs accumulate from test to test)."""
+    instance = _make_server(corpus, tmp_path_factory, "server")
+    instance.start()
+    try:
+        yield instance
+    finally:
+        instance.stop()
+
+
+@pytest.fixture
+def own_server(corpus, tmp_path_factory):
+    """A server for one test alone, for tests that stop and restart it."""
+    instance = _make_server(corpus, tmp_path_factory, "own-server")
+    instance.start()
+    try:
+        yield instance
+    finally:
+        instance.stop()
+
+
+# ---- the browser ----------------------------------------------------------------------------------------
+
+
+def _new_driver(width: int, height: int, profile: str) -> webdriver.Chrome:
+    options = webdriver.ChromeOptions()
+    for argument in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        f"--user-data-dir={profile}",
+        f"--window-size={width},{height}",
+        "--no-first-run",
+        "--disable-background-networking",
+    ):
+        options.add_argument(argument)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    driver_path = shutil.which("chromedriver")
+    if not chromium or not driver_path:
+        pytest.fail("chromium and chromedriver are needed: apt-get install -y --no-install-recommends chromium chromium-driver")
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+
+
+@pytest.fixture
+def browser(request):
+    """A factory: browser(width=1280, height=900) → a fresh headless Chromium. All are quit at the end,
+    after a screenshot of each is saved to test-artifacts/."""
+    drivers = []
+    profiles = []
+
+    def make(width: int = 1280, height: int = 900) -> webdriver.Chrome:
+        profile = tempfile.mkdtemp(prefix="herald-chromium-")
+        profiles.append(profile)
+        driver = _new_driver(width, height, profile)
+        drivers.append(driver)
+        return driver
+
+    try:
+        yield make
+    finally:
+        ARTIFACTS.mkdir(exist_ok=True)
+        for index, driver in enumerate(drivers):
+            try:
+                driver.save_screenshot(str(ARTIFACTS / f"{request.node.name}-{index}.png"))
+            except Exception:
+                pass
+            try:
+                driver.quit()
+            except Exception:
+                pass
+        for profile in profiles:
+            shutil.rmtree(profile, ignore_errors=True)

@@ -1,0 +1,319 @@
+"""The dashboard in a real browser against a real server (see conftest.py for the fixtures).
+
+Run: python -m pytest Tests/browser -v   (after `swift build --product herald`; HERALD_BIN overrides the binary)
+"""
+
+import json
+import os
+import re
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import MATCHES_CASE_SENSITIVE, MATCHES_IGNORING_CASE, NEEDLE, REPO_ROOT
+from dashboard_page import ACTIVE, CONNECTION_NOISE, Dashboard
+
+PUBLIC = REPO_ROOT / "Public"
+SEARCH_TIMEOUT = 90
+
+
+def http_get(url):
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+def assert_no_console_errors(*pages, allow=None):
+    for page in pages:
+        errors = page.console_errors(allow)
+        assert not errors, "console errors:\n" + "\n".join(e["message"] for e in errors)
+
+
+# ---- without a browser ------------------------------------------------------------------------------------
+
+
+def test_static_files_obey_the_csp_rules():
+    """No inline script or style, nothing from another host, no innerHTML: the CSP would block them."""
+    html = (PUBLIC / "index.html").read_text()
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), "inline <script>"
+    assert "<style" not in html, "<style> block"
+    assert not re.search(r"\sstyle=", html), "style= attribute"
+    assert not re.search(r"\son[a-z]+=", html), "inline event handler"
+    assert not re.search(r"(src|href)=\"(https?:)?//", html), "a resource from another host"
+    for script in PUBLIC.glob("*.js"):
+        text = script.read_text()
+        assert "innerHTML" not in text and "outerHTML" not in text and "insertAdjacentHTML" not in text, script.name
+        assert "'use strict'" in text, f"{script.name} is not strict"
+        assert "eval(" not in text and "new Function" not in text, script.name
+
+
+def test_server_sends_the_page_with_a_strict_csp(server):
+    status, headers, body = http_get(server.url)
+    assert status == 200 and b"<title>Herald</title>" in body
+    csp = {key.lower(): value for key, value in headers.items()}.get("content-security-policy", "")
+    assert "script-src 'self'" in csp and "style-src 'self'" in csp, f"CSP header: {csp!r}"
+
+
+# ---- in the browser -------------------------------------------------------------------------------------
+
+
+def test_page_goes_live_without_console_errors(server, browser):
+    page = Dashboard(browser(), server.url).open()
+    assert page.status_text().strip() == "Live"
+    assert page.by_id("search-start").is_enabled()
+    # Every control has a label.
+    unlabeled = page.js(
+        """return Array.from(document.querySelectorAll('input, select, textarea'))
+             .filter((el) => !(el.labels && el.labels.length) && !el.getAttribute('aria-label')).map((el) => el.id);"""
+    )
+    assert unlabeled == []
+    assert_no_console_errors(page)
+
+
+def test_search_in_two_windows(server, browser):
+    one = Dashboard(browser(), server.url).open()
+    two = Dashboard(browser(), server.url).open()
+
+    for page in (one, two):
+        page.record_progress()
+    job = one.start_search(NEEDLE)
+    # Start is disabled in both windows while the search is on the server.
+    for page in (one, two):
+        page.wait(lambda d, p=page: not p.search_start_enabled(), message="Start stayed enabled")
+        page.wait(lambda d, p=page: p.has_row(job))
+    # Both enabled again at the end, the job succeeded in both.
+    for page in (one, two):
+        page.wait(lambda d, p=page: p.job_state(job) == "succeeded", SEARCH_TIMEOUT, "the search did not succeed")
+        page.wait(lambda d, p=page: p.search_start_enabled(), message="Start was not enabled again")
+        assert page.progress_fraction(job) == 1.0
+    # Both bars advanced: part-way values, rising, before the end.
+    for page in (one, two):
+        fractions = page.recorded_fractions(job)
+        partial = [f for f in fractions if 0 < f < 1]
+        assert len(set(partial)) >= 2, f"the bar was not seen advancing: {fractions}"
+        assert fractions == sorted(fractions), f"the bar went backwards: {fractions}"
+    # The match list filled, with the query highlighted case-insensitively.
+    for page in (one, two):
+        page.wait(lambda d, p=page: len(p.find_all("#matches .match")) == MATCHES_IGNORING_CASE,
+                  message="the match list did not fill")
+        assert page.by_id("match-count").get_attribute("data-count") == str(MATCHES_IGNORING_CASE)
+        marks = {mark.text for mark in page.find_all("#matches mark")[:50]}
+        assert marks and all(mark.lower() == NEEDLE for mark in marks), marks
+        assert {"needle", "Needle"} <= {m.text for m in page.find_all("#matches mark")}
+        location = page.find("#matches .match .match-loc").text
+        assert re.fullmatch(r".+\.txt:\d+", location), location
+        summary = page.row(job).find_element("css selector", ".job-outcome").text
+        assert f"{MATCHES_IGNORING_CASE} matches" in summary.replace(",", ""), summary
+    assert_no_console_errors(one, two)
+
+
+def test_case_sensitive_search_and_impatient_clicks(server, browser):
+    page = Dashboard(browser(), server.url).open()
+    before = set(page.job_ids("search"))
+    field = page.by_id("search-query")
+    field.clear()
+    field.send_keys(NEEDLE)
+    page.by_id("search-case").click()
+    # A double click and two Enters in the same moment: one search, and no "busy" error.
+    page.js(
+        """const button = document.getElementById('search-start');
+           button.click(); button.click();
+           const form = document.getElementById('search-form');
+           form.requestSubmit(); form.requestSubmit();"""
+    )
+    field.send_keys("\n")
+    job = page.wait_new_job("search", before)
+    page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT)
+    page.wait(lambda d: page.search_start_enabled())
+    assert [j for j in page.job_ids("search") if j not in before] == [job]
+    assert page.by_id("search-error").text == ""
+    page.wait(lambda d: len(page.find_all("#matches .match")) == MATCHES_CASE_SENSITIVE)
+    assert {m.text for m in page.find_all("#matches mark")} == {NEEDLE}
+    assert_no_console_errors(page)
+
+
+def test_cancel_mid_search_shows_in_both_windows(server, browser):
+    one = Dashboard(browser(), server.url).open()
+    two = Dashboard(browser(), server.url).open()
+    job = one.start_search(NEEDLE)
+    two.wait(lambda d: two.has_row(job) and two.job_state(job) == "running" and two.progress_fraction(job) > 0,
+             SEARCH_TIMEOUT, "the search never ran in the second window")
+    two.row(job).find_element("css selector", ".job-cancel").click()
+    for page in (one, two):
+        page.wait(lambda d, p=page: p.job_state(job) == "cancelled", message="not cancelled")
+        page.wait(lambda d, p=page: p.search_start_enabled())
+        row = page.row(job)
+        assert not row.find_element("css selector", ".job-cancel").is_displayed()
+        assert row.find_element("css selector", ".job-state").text.lower() == "cancelled"
+        assert row.find_element("css selector", ".job-outcome").text != ""
+        assert page.progress_fraction(job) < 1
+    assert_no_console_errors(one, two)
+
+
+def test_empty_query_error_is_shown_next_to_the_field(server, browser):
+    page = Dashboard(browser(), server.url).open()
+    before = set(page.job_ids("search"))
+    page.by_id("search-query").clear()
+    page.by_id("search-start").click()
+    error = page.wait(lambda d: page.by_id("search-error").text or False, message="no error shown")
+    assert "query" in error.lower(), error
+    # Next to the field: right under the form, and the field points at it.
+    assert page.by_id("search-query").get_attribute("aria-describedby") == "search-error"
+    assert page.js("return document.getElementById('search-form').nextElementSibling.id") == "search-error"
+    assert page.by_id("search-query").get_attribute("aria-invalid") == "true"
+    page.wait(lambda d: page.search_start_enabled(), message="Start stayed disabled after the error")
+    assert set(page.job_ids("search")) == before
+    # The next good search clears it.
+    job = page.start_search(NEEDLE)
+    assert page.by_id("search-error").text == ""
+    page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT)
+    assert_no_console_errors(page)
+
+
+def _sort_values(page):
+    return [int(cell.get_attribute("data-value")) for cell in page.find_all("#sort-rows .row-value")]
+
+
+def _sort_rows(page):
+    return [int(row.get_attribute("data-row")) for row in page.find_all("#sort-rows tr")]
+
+
+def test_sort_summary_and_pages(server, browser):
+    page = Dashboard(browser(), server.url).open()
+    count = 12345
+    field = page.by_id("sort-count")
+    assert field.get_attribute("value") == "10000"
+    field.clear()
+    field.send_keys(str(count))
+
+    def run_sort():
+        before = set(page.job_ids("sort"))
+        page.by_id("sort-start").click()
+        job = page.wait_new_job("sort", before)
+        page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT, "the sort did not succeed")
+        page.wait(lambda d: page.by_id("sort-summary").get_attribute("data-job-id") == job)
+        page.wait(lambda d: page.by_id("sort-table").get_attribute("data-offset") == "0" and len(_sort_values(page)) == 100)
+        return job
+
+    run_sort()
+    summary = page.by_id("sort-summary")
+    assert summary.get_attribute("data-count") == str(count)
+    assert summary.get_attribute("data-created") == "true"
+    low, high = int(summary.get_attribute("data-min")), int(summary.get_attribute("data-max"))
+    assert low <= high
+
+    first = _sort_values(page)
+    assert first == sorted(first) and first[0] == low
+    assert _sort_rows(page) == list(range(100))
+    assert page.find("#sort-rows tr .row-index").text == "1"
+    assert page.by_id("sort-prev").get_attribute("disabled") is not None
+
+    page.by_id("sort-next").click()
+    page.wait(lambda d: page.by_id("sort-table").get_attribute("data-offset") == "100" and len(_sort_values(page)) == 100)
+    second = _sort_values(page)
+    assert second == sorted(second) and second[0] >= first[-1]
+    assert _sort_rows(page) == list(range(100, 200))
+    assert page.by_id("sort-page-info").text.replace(",", "").startswith("Rows 101–200 of 12345")
+
+    page.by_id("sort-prev").click()
+    page.wait(lambda d: page.by_id("sort-table").get_attribute("data-offset") == "0")
+    assert _sort_values(page) == first
+
+    # Go to a row near the end: the last page holds the largest value.
+    goto = page.by_id("sort-goto")
+    goto.clear()
+    goto.send_keys(str(count - 9) + "\n")
+    page.wait(lambda d: page.by_id("sort-table").get_attribute("data-offset") == str(count - 10))
+    last = _sort_values(page)
+    assert len(last) == 10 and last == sorted(last) and last[-1] == high
+    assert page.by_id("sort-next").get_attribute("disabled") is not None
+
+    # The same count again: the data file is reused.
+    run_sort()
+    summary = page.by_id("sort-summary")
+    assert summary.get_attribute("data-created") == "false"
+    assert summary.get_attribute("data-count") == str(count)
+    assert (int(summary.get_attribute("data-min")), int(summary.get_attribute("data-max"))) == (low, high)
+    assert _sort_values(page) == first
+    assert_no_console_errors(page)
+
+
+def test_news_while_hidden_reloads_when_visible(server, browser):
+    page = Dashboard(browser(), server.url).open()
+    page.wait(lambda d: page.by_id("news-fetch").is_enabled())
+    # Visible: a fetch shows at once.
+    before = page.news_ids()
+    page.by_id("news-fetch").click()
+    page.wait(lambda d: len(page.news_ids()) > len(before), message="news did not arrive while visible")
+    assert page.by_id("news-stale").is_displayed() is False
+
+    # Hidden: the list is only marked stale.
+    shown = page.news_ids()
+    page.set_hidden(True)
+    page.wait(lambda d: page.by_id("news-fetch").is_enabled())
+    page.by_id("news-fetch").click()
+    page.wait(lambda d: page.by_id("news-stale").is_displayed(), message="no stale mark while hidden")
+    assert page.news_ids() == shown
+
+    # Visible again: the feed is reloaded over HTTP and the new items are counted.
+    page.set_hidden(False)
+    page.wait(lambda d: page.by_id("news-new-count").is_displayed(), message="no 'new' count")
+    page.wait(lambda d: not page.by_id("news-stale").is_displayed())
+    fresh = [i for i in page.news_ids() if i not in shown]
+    assert fresh, "no new items after the reload"
+    assert page.by_id("news-new-count").text == f"{len(fresh)} new"
+    assert len(page.find_all("#news-list .news-item.is-new")) == len(fresh)
+    loaded = page.js("return performance.getEntriesByType('resource').map((e) => e.name).filter((n) => n.endsWith('/api/news'))")
+    assert loaded, "the feed was not reloaded with fetch('/api/news')"
+    _, _, body = http_get(server.url.rstrip("/") + "/api/news")
+    feed = json.loads(body)
+    assert page.news_ids() == [item["id"] for item in feed["items"]]
+    assert_no_console_errors(page)
+
+
+def test_fits_a_375_pixel_window(server, browser):
+    page = Dashboard(browser(375, 800), server.url).open()
+    widths = page.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"horizontal scroll at 375 px: {widths}"
+    # Keyboard: Tab reaches the search field and the focus is visible.
+    page.by_id("search-query").click()
+    outline = page.js("return getComputedStyle(document.activeElement).outlineStyle")
+    assert page.js("return document.activeElement.id") == "search-query"
+    assert outline != "none" or page.js("return getComputedStyle(document.activeElement).boxShadow") != "none"
+    assert_no_console_errors(page)
+
+
+def test_reconnects_after_a_restart_and_restores_state(own_server, browser):
+    page = Dashboard(browser(), own_server.url).open()
+    epoch_before = page.js("return Herald.debug.store.epoch")
+    before = set(page.job_ids("sort"))
+    field = page.by_id("sort-count")
+    field.clear()
+    field.send_keys("1000")
+    page.by_id("sort-start").click()
+    job = page.wait_new_job("sort", before)
+    page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT)
+
+    own_server.stop()
+    page.wait(lambda d: page.status_state() == "reconnecting", message="no reconnecting status")
+    page.wait(lambda d: re.search(r"Reconnecting in \d+ s", page.status_text()), message="no countdown")
+    assert not page.search_start_enabled()
+
+    own_server.start(port=own_server.port)
+    page.wait_live(timeout=60)
+    page.wait(lambda d: page.has_row(job) and page.job_state(job) == "succeeded", message="past job not restored")
+    assert page.js("return Herald.debug.store.epoch") != epoch_before
+    assert page.search_start_enabled()
+    assert_no_console_errors(page, allow=CONNECTION_NOISE)
+
+
+@pytest.mark.skipif(os.environ.get("HERALD_SCREENSHOT") != "1", reason="set HERALD_SCREENSHOT=1 to refresh docs/dashboard.png")
+def test_screenshot_for_the_docs(server, browser):
+    page = Dashboard(browser(1280, 1000), server.url).open()
+    job = page.start_search(NEEDLE)
+    page.wait(lambda d: 0.3 < page.progress_fraction(job) < 0.9 and len(page.find_all("#matches .match")) > 5,
+              SEARCH_TIMEOUT)
+    target = REPO_ROOT / "docs" / "dashboard.png"
+    page.driver.save_screenshot(str(target))
+    assert Path(target).stat().st_size > 10_000
+    page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT)
