@@ -30,7 +30,8 @@ final class ClientConnection: @unchecked Sendable {
         address = strdup(url.host)
         path = strdup(url.path)
         hostHeader = strdup("\(url.host):\(url.port)")
-        self.origin = origin.map { strdup($0) }
+        // lws writes "Origin: http://<origin>" itself, so it takes the origin without its scheme.
+        self.origin = origin.map { strdup($0.hasPrefix("http://") ? String($0.dropFirst(7)) : $0) }
         wsiSlot.initialize(to: nil)
     }
 

@@ -31,6 +31,7 @@ public final class ClientContext: @unchecked Sendable {
     private var context: OpaquePointer?
 
     public init() throws {
+        LibWebSocketsLog.quietIfUnrouted()
         protocols = .allocate(capacity: 2)
         protocols.initialize(repeating: lws_protocols(), count: 2)
         protocols[0].name = UnsafePointer(protocolName)

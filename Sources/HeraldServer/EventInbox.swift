@@ -33,19 +33,28 @@ final class EventInbox: Sendable {
         }
     }
 
-    /// Wakes the service thread without an event (shutdown's ticking). Thread: any.
+    /// Wakes the service thread without an event (shutdown's ticking, or the service thread itself
+    /// when it left events for its next turn). Thread: any.
     func wake() {
         state.withLock { state in
             if let context = state.context { lws_cancel_service(context.pointer) }
         }
     }
 
-    /// Takes every queued event. Thread: the service thread.
-    func drain() -> (events: [SequencedEvent], stopRequested: Bool) {
+    /// Takes queued events, oldest first, up to about `maxBytes` of encoded events (at least one).
+    /// Taking a burst in slices lets the service loop write between slices, so a burst larger
+    /// than a client's cap does not look like a slow client. Thread: the service thread.
+    func drain(maxBytes: Int) -> (events: [SequencedEvent], more: Bool, stopRequested: Bool) {
         state.withLock { state in
-            let events = state.events
-            state.events.removeAll(keepingCapacity: true)
-            return (events, state.stopRequested)
+            var bytes = 0
+            var count = 0
+            while count < state.events.count, count == 0 || bytes + state.events[count].json.count <= maxBytes {
+                bytes += state.events[count].json.count
+                count += 1
+            }
+            let events = Array(state.events.prefix(count))
+            state.events.removeFirst(count)
+            return (events, !state.events.isEmpty, state.stopRequested)
         }
     }
 

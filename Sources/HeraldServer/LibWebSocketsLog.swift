@@ -6,6 +6,15 @@ import Synchronization
 enum LibWebSocketsLog {
     private static let target = Mutex<Logger?>(nil)
 
+    /// For processes with no server (the CLI, tests): errors only, and no start-up banner.
+    static func quietIfUnrouted() {
+        guard target.withLock({ $0 == nil }) else { return }
+        lws_set_log_level(Int32(LLL_ERR), { _, line in
+            guard let line else { return }
+            FileHandle.standardError.write(Data("lws: \(String(cString: line))".utf8))
+        })
+    }
+
     static func route(to logger: Logger) {
         target.withLock { $0 = logger }
         var levels = Int32(LLL_ERR | LLL_WARN)

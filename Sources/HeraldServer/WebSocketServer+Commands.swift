@@ -71,7 +71,6 @@ extension WebSocketServer {
             guard connection.isAuthorized else { return unauthorized(requestId) }
             return answer(engine.cancel(job), requestId: requestId)
         case .resume(let epoch, let since):
-            drainInbox()
             resume(connection, epoch: epoch, since: since)
             lws_callback_on_writable(wsi)
             return nil

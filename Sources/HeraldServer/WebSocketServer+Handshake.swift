@@ -58,8 +58,8 @@ extension WebSocketServer {
         metrics.connectionsAccepted += 1
         metrics.connectionsOpen = connections.count
         logger.info("connection \(connection.id) opened from \(connection.peer)")
-        // Bring the shared stream up to date first, so the snapshot is at or after every queued event.
-        drainInbox()
+        // The snapshot (or resume) sets `coveredThrough`: events still in the inbox up to that seq
+        // are skipped for this connection, later ones follow it.
         if let (epoch, since) = handshake.resume {
             resume(connection, epoch: epoch, since: since)
         } else {

@@ -4,10 +4,14 @@ import HeraldEngine
 /// Fan-out: events from the inbox into every connection's outbox, and outboxes onto sockets.
 /// Thread: the service thread.
 extension WebSocketServer {
-    /// Frames every queued event once and offers the same bytes to every connection.
+    /// Frames queued events once and offers the same bytes to every connection. Takes a slice of a
+    /// burst per turn of the service loop and wakes itself for the rest, so sockets are written in
+    /// between.
     func drainInbox() {
-        let (events, stopRequested) = inbox.drain()
+        let slice = max(4096, min(configuration.writeBatchBytes, configuration.outboxCapBytes / 4))
+        let (events, more, stopRequested) = inbox.drain(maxBytes: slice)
         if stopRequested, !isClosing { beginClosing() }
+        if more { inbox.wake() }
         guard !events.isEmpty, !connections.isEmpty else { return }
         let now = uptime()
         for event in events {

@@ -1,0 +1,95 @@
+import HeraldEngine
+import HeraldServer
+import XCTest
+
+/// Bad input gets a clear error and the connection stays usable; only size and encoding close it.
+final class ProtocolErrorTests: XCTestCase {
+    private func errorCode(for command: String, on client: TestClient, id: String) -> String? {
+        client.client.send(command)
+        return client.waitFor("error \(id)") { $0.type == "error" && $0["requestId"]?.stringValue == id }?["code"]?.stringValue
+    }
+
+    func testEachErrorCodeAndTheConnectionStaysOpen() throws {
+        let runner = GateRunner(steps: 1)
+        let server = try LiveServer(runners: [runner])
+        defer { server.stop() }
+        let client = try server.client()
+        client.client.send("{not json")
+        XCTAssertEqual(client.waitFor("bad_json") { $0.type == "error" }?["code"]?.stringValue, "bad_json")
+        XCTAssertEqual(errorCode(for: #"{"type":"start","requestId":"a"}"#, on: client, id: "a"), "bad_request")
+        XCTAssertEqual(errorCode(for: #"{"type":"launch","requestId":"b"}"#, on: client, id: "b"), "unknown_type")
+        XCTAssertEqual(errorCode(for: #"{"type":"start","kind":"teleport","requestId":"c"}"#, on: client, id: "c"), "unknown_kind")
+        XCTAssertEqual(errorCode(for: #"{"type":"cancel","job":"j-nosuchjob","requestId":"d"}"#, on: client, id: "d"), "not_found")
+        XCTAssertEqual(errorCode(for: #"{"type":"page","job":"j-nosuchjob","requestId":"e"}"#, on: client, id: "e"), "not_found")
+        XCTAssertEqual(errorCode(for: #"{"type":"start","kind":"search","params":{"query":""},"requestId":"f"}"#, on: client, id: "f"), "bad_request")
+        let nested = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        client.client.send(#"{"type":"ping","requestId":"g","x":"# + nested + "}")
+        XCTAssertEqual(client.waitFor("nesting refused") { $0.type == "error" && ($0["message"]?.stringValue ?? "").contains("nesting") }?["code"]?.stringValue, "bad_json")
+        client.send(["type": "ping"])
+        XCTAssertNotNil(client.waitFor("pong after all those errors") { $0.type == "pong" })
+        let named = client.received.first { $0["requestId"]?.stringValue == "a" }?["message"]?.stringValue ?? ""
+        XCTAssertTrue(named.contains("kind"), "bad_request names the field: \(named)")
+    }
+
+    func testOversizedMessageClosesWith1009() throws {
+        let server = try LiveServer(runners: [GateRunner()]) { $0.maxMessageBytes = 4096 }
+        defer { server.stop() }
+        let client = try server.client()
+        client.client.send(String(repeating: "x", count: 5000))
+        XCTAssertEqual(client.waitForClose(), .some(1009))
+        let other = try server.client()
+        XCTAssertNotNil(other.waitFor("the server still serves") { $0.type == "snapshot" })
+    }
+
+    func testInvalidUTF8ClosesWith1007() throws {
+        let server = try LiveServer(runners: [GateRunner()])
+        defer { server.stop() }
+        let client = try server.client()
+        client.client.send(bytes: [0x7B, 0xFF, 0xFE, 0x7D])
+        XCTAssertEqual(client.waitForClose(), .some(1007))
+    }
+
+    func testCommandFloodIsRateLimited() throws {
+        let server = try LiveServer(runners: [GateRunner()]) {
+            $0.commandsPerSecond = 1
+            $0.commandBurst = 3
+        }
+        defer { server.stop() }
+        let client = try server.client()
+        for _ in 0..<10 { client.send(["type": "ping"]) }
+        XCTAssertEqual(client.waitFor("rate_limited") { $0.type == "error" }?["code"]?.stringValue, "rate_limited")
+        XCTAssertEqual(client.received.filter { $0.type == "pong" }.count, 3, "the burst is served, the rest refused")
+    }
+
+    func testTokenGuardsControlButNotWatching() throws {
+        let server = try LiveServer(runners: [GateRunner(steps: 1, free: true)]) { $0.controlToken = "s3cret" }
+        defer { server.stop() }
+        let watcher = try server.client()
+        XCTAssertNotNil(watcher.waitFor("snapshot without a token") { $0.type == "snapshot" })
+        let start: JSONValue = ["type": "start", "kind": "search", "params": ["query": "x"], "requestId": "s1"]
+        watcher.send(start)
+        XCTAssertEqual(watcher.waitFor("refused") { $0["requestId"]?.stringValue == "s1" }?["code"]?.stringValue, "unauthorized")
+        watcher.send(["type": "auth", "token": "wrong", "requestId": "a1"])
+        XCTAssertEqual(watcher.waitFor("wrong token") { $0["requestId"]?.stringValue == "a1" }?["code"]?.stringValue, "unauthorized")
+        watcher.send(["type": "auth", "token": "s3cret", "requestId": "a2"])
+        XCTAssertEqual(watcher.waitFor("right token") { $0["requestId"]?.stringValue == "a2" }?.type, "accepted")
+        watcher.send(["type": "start", "kind": "search", "params": ["query": "x"], "requestId": "s2"])
+        XCTAssertEqual(watcher.waitFor("started") { $0["requestId"]?.stringValue == "s2" }?.type, "accepted")
+
+        let bearer = try server.client(token: "s3cret")
+        bearer.waitFor("snapshot") { $0.type == "snapshot" }
+        bearer.send(["type": "start", "kind": "search", "params": ["query": "y"], "requestId": "s3"])
+        XCTAssertEqual(bearer.waitFor("bearer header works") { $0["requestId"]?.stringValue == "s3" }?.type, "accepted")
+    }
+
+    func testHandshakeRefusals() throws {
+        let server = try LiveServer(runners: [GateRunner()])
+        defer { server.stop() }
+        XCTAssertThrowsError(try server.client(path: "/elsewhere"), "only /ws upgrades")
+        XCTAssertThrowsError(try server.client(origin: "http://evil.example"), "a foreign Origin is refused")
+        let sameOrigin = try server.client(origin: "http://127.0.0.1:\(server.port)")
+        XCTAssertNotNil(sameOrigin.waitFor("same origin accepted") { $0.type == "snapshot" })
+        let metrics = try RawSocket.http(port: server.port, path: "/metrics")
+        XCTAssertTrue(metrics.body.contains("herald_connections_refused_total 2"), metrics.body)
+    }
+}

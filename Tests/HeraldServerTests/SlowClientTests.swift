@@ -1,0 +1,53 @@
+import HeraldEngine
+import HeraldServer
+import XCTest
+
+/// A client that stops reading costs bounded memory and never slows the others.
+final class SlowClientTests: XCTestCase {
+    func testStalledReaderIsResyncedOrClosedWhileAFastOneMissesNothing() throws {
+        // Many small events quickly, a small cap, and a reader that never reads.
+        let runner = GateRunner(steps: 20_000, free: true)
+        let server = try LiveServer(runners: [runner]) {
+            $0.outboxCapBytes = 16 * 1024
+            $0.resyncLimit = 1_000
+        }
+        defer { server.stop() }
+        let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+        let fast = try server.client()
+        fast.waitFor("snapshot") { $0.type == "snapshot" }
+        fast.send(["type": "start", "kind": "search", "params": ["query": "x"]])
+        fast.waitFor("succeeded", timeout: 60) { $0["job"]?["state"]?.stringValue == "succeeded" }
+
+        let seqs = fast.events.compactMap(\.seq)
+        XCTAssertEqual(seqs, Array(1...Int64(seqs.count)), "the fast client got every event, with no gap")
+        XCTAssertEqual(fast.events.filter { $0.type == "results" }.count, 20_000)
+        let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
+        let resyncs = metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        XCTAssertGreaterThan(resyncs, 0, "the stalled reader's backlog was replaced by a snapshot")
+
+        // What the stalled reader finally reads is whole frames, and ends in a consistent state.
+        let bytes = stalled.readAll(timeout: 2)
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertTrue(text.contains(#""reason":"resync""#), "a resync snapshot reached the stalled client")
+    }
+
+    func testRepeatedResyncsCloseWith4008() throws {
+        let runner = GateRunner(steps: 5_000, free: true)
+        let server = try LiveServer(runners: [runner]) {
+            $0.outboxCapBytes = 64 * 1024
+            $0.resyncLimit = 3
+            $0.resyncWindowSeconds = 60
+        }
+        defer { server.stop() }
+        let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+        let fast = try server.client()
+        fast.send(["type": "start", "kind": "search", "params": ["query": "x", "pad": 4000]])
+        fast.waitFor("succeeded", timeout: 60) { $0["job"]?["state"]?.stringValue == "succeeded" }
+        let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
+        XCTAssertTrue(metrics.contains("herald_slow_client_closes_total 1"), metrics)
+        // The close frame (0x88) carries 4008 = 0x0FA8.
+        let bytes = stalled.readAll(timeout: 2)
+        let closeFrame = bytes.indices.dropLast(3).first { bytes[$0] == 0x88 && bytes[$0 + 2] == 0x0F && bytes[$0 + 3] == 0xA8 }
+        XCTAssertNotNil(closeFrame, "close 4008 was sent")
+    }
+}

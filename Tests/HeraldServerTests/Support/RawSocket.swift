@@ -1,0 +1,94 @@
+import Foundation
+
+/// A plain TCP connection to 127.0.0.1 for tests that must misbehave (never read, send raw bytes)
+/// or speak plain HTTP without a client library.
+final class RawSocket {
+    let descriptor: Int32
+
+    init(port: Int, receiveBuffer: Int32? = nil) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard result == 0 else {
+            close(descriptor)
+            throw POSIXError(.ECONNREFUSED)
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes[offset...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return }
+            offset += sent
+        }
+    }
+
+    /// Reads until the peer closes or `timeout` seconds pass without data.
+    func readAll(timeout: Double = 5) -> [UInt8] {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, Int32(timeout * 1000)) > 0 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+        }
+        return result
+    }
+
+    /// Reads until `marker` appears or `timeout` passes.
+    func read(until marker: String, timeout: Double = 5) -> String {
+        var result: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline, poll(&poller, 1, 100) >= 0 {
+            if poller.revents == 0 { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+            if String(decoding: result, as: UTF8.self).contains(marker) { break }
+        }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// A complete HTTP/1.1 exchange on a fresh connection: status code and body.
+    static func http(port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = []) throws -> (status: Int, headers: String, body: String) {
+        let socket = try RawSocket(port: port)
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        for header in headers { request += header + "\r\n" }
+        if method == "POST" { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        request += "\r\n" + body
+        socket.send(request)
+        let response = String(decoding: socket.readAll(), as: UTF8.self)
+        let parts = response.components(separatedBy: "\r\n\r\n")
+        let statusLine = parts.first?.split(separator: "\r\n").first ?? ""
+        let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
+        return (status, parts.first ?? "", parts.dropFirst().joined(separator: "\r\n\r\n"))
+    }
+
+    /// Opens a WebSocket by hand (no client library) and returns once the server answered 101.
+    static func webSocket(port: Int, receiveBuffer: Int32? = nil) throws -> RawSocket {
+        let socket = try RawSocket(port: port, receiveBuffer: receiveBuffer)
+        socket.send(
+            "GET /ws HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+        let answer = socket.read(until: "\r\n\r\n")
+        guard answer.hasPrefix("HTTP/1.1 101") else { throw POSIXError(.EPROTO) }
+        return socket
+    }
+}
