@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+
+/// `search`: finds the lines containing a query in the files under the search root.
+///
+/// Params: `query` (string, 1–1024 UTF-8 bytes, one line), `caseSensitive` (bool, default false;
+/// ignoring case folds ASCII letters only, see `LineMatcher`), `path` (optional folder relative to
+/// the root; normalised to its real relative path, omitted for the root itself).
+/// Results: batches of `{"file", "line", "text"}`, at most `environment.maxSearchResults` items.
+/// Summary: `{"matches": all matching lines, even past the cap, "files": text files scanned,
+/// "bytes": bytes scanned, "capped": whether matches went past the cap}`.
+/// Skipped: hidden names, the data directory, symlinks, non-regular files, and binary files (a NUL
+/// in the first 8 KiB). Progress: bytes, with the total set once the files are listed.
+public struct SearchRunner: JobRunner {
+    public let kind = JobKind.search
+    static let maxQueryBytes = 1024
+    /// Below this many files per thread, extra threads cost more than they bring.
+    static let filesPerStripe = 4
+
+    public init() {}
+
+    /// Thread: the dispatcher queue (it stats the `path` folder: a few syscalls).
+    public func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
+        try JobParams.refuseUnknown(params, allowed: ["query", "caseSensitive", "path"])
+        guard let query = params["query"]?.stringValue else { throw .badRequest(field: "query", "is required and must be a string") }
+        guard (1...Self.maxQueryBytes).contains(query.utf8.count) else {
+            throw .badRequest(field: "query", "must be 1 to \(Self.maxQueryBytes) bytes of UTF-8")
+        }
+        // Matches are whole lines, so a query spanning a line break could never match.
+        guard !query.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
+            throw .badRequest(field: "query", "must be a single line")
+        }
+        var normalised: JSONObject = ["query": .string(query), "caseSensitive": .bool(try JobParams.bool(params, "caseSensitive", default: false))]
+        var relative: String?
+        if let raw = params["path"], raw != .null {
+            guard let text = raw.stringValue else { throw .badRequest(field: "path", "must be a string") }
+            relative = text
+        }
+        let folder = try SearchPath.resolve(relative, environment: environment).relativeFolder
+        if !folder.isEmpty { normalised["path"] = .string(folder) }
+        return normalised
+    }
+
+    /// Thread: the job's worker thread lists the files, then `DispatchQueue.concurrentPerform` runs
+    /// the scan on up to one thread per core; this thread waits for them, then streams the rest.
+    public func run(_ context: JobContext) throws -> JSONObject {
+        guard let query = context.params["query"]?.stringValue, !query.isEmpty else { throw JobFailure("query: is missing") }
+        let caseSensitive = context.params["caseSensitive"]?.boolValue ?? false
+        // Again, not trusting validate's answer: the folders may have changed while the job queued.
+        let place: SearchPath
+        do { place = try SearchPath.resolve(context.params["path"]?.stringValue, environment: context.environment) } catch {
+            throw JobFailure(error.message)
+        }
+        let dataDirectory = SearchPath.real(context.environment.dataDirectory.path)
+        let excluded = dataDirectory.flatMap { SearchPath.isInside($0, place.root) ? $0 : nil }
+        let files = try SearchTree.list(place, excluding: excluded, context: context)
+        try context.checkCancelled()
+
+        let scan = SearchScan(context: context, matcher: LineMatcher(query: query, caseSensitive: caseSensitive), files: files)
+        let stripes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / Self.filesPerStripe))
+        if stripes == 1 {
+            scan.scanStripe()
+        } else {
+            DispatchQueue.concurrentPerform(iterations: stripes) { _ in scan.scanStripe() }
+        }
+        // Matches found before a cancel are still streamed: they are true, and clients may keep them.
+        scan.flush()
+        try context.checkCancelled()
+        return scan.summary
+    }
+}

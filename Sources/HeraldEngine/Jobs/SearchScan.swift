@@ -1,0 +1,171 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The shared state of one search while its threads scan: which file is next, the counters, the
+/// progress total and the batch of matches not yet streamed.
+///
+/// Threads: `scanStripe` runs on several threads at once (`DispatchQueue.concurrentPerform`), each
+/// pulling files from the atomic `next` index; counters are atomics, the batch and the total sit
+/// behind mutexes. `flush` and the `summary` run on the job's worker thread after the stripes end.
+final class SearchScan: Sendable {
+    /// Bytes read per chunk; also how much work happens between two cancel checks.
+    static let chunkSize = 1 << 20
+    /// Where the binary test looks for a NUL.
+    static let sniffSize = 8192
+    static let batchSize = 64
+    static let batchNanoseconds: UInt64 = 100_000_000
+
+    let context: JobContext
+    let matcher: LineMatcher
+    let files: [SearchFile]
+    private let cap: Int
+    private let next = Atomic<Int>(0)
+    private let matches = Atomic<Int>(0)
+    private let filesScanned = Atomic<Int>(0)
+    private let bytesScanned = Atomic<Int64>(0)
+    /// The progress total: listed sizes, less binary and vanished files, corrected for files that changed.
+    private let total: Mutex<Int64>
+    private let batch = Mutex<(items: [JSONValue], since: UInt64)>(([], DispatchTime.now().uptimeNanoseconds))
+
+    init(context: JobContext, matcher: LineMatcher, files: [SearchFile]) {
+        self.context = context
+        self.matcher = matcher
+        self.files = files
+        self.cap = max(0, context.environment.maxSearchResults)
+        let listed = files.reduce(Int64(0)) { $0 + $1.size }
+        self.total = Mutex(listed)
+        context.progress.report(completed: 0, total: listed, message: "scanning")
+    }
+
+    /// Thread: the job's worker thread, after the stripes ended.
+    var summary: JSONObject {
+        let found = matches.load(ordering: .relaxed)
+        return [
+            "matches": .int(Int64(found)), "files": .int(Int64(filesScanned.load(ordering: .relaxed))),
+            "bytes": .int(bytesScanned.load(ordering: .relaxed)), "capped": .bool(found > cap),
+        ]
+    }
+
+    /// One thread's share: files from the shared index until none are left or the job is cancelled.
+    /// Thread: a concurrentPerform thread.
+    func scanStripe() {
+        let buffer = ScanBuffer(capacity: Self.chunkSize)
+        while !context.isCancelled {
+            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < files.count else { return }
+            scan(files[index], buffer)
+        }
+    }
+
+    /// Reads one file chunk by chunk, each chunk cut at its last newline so lines stay whole (the
+    /// buffer grows for a line longer than a chunk). Thread: a concurrentPerform thread.
+    private func scan(_ file: SearchFile, _ buffer: ScanBuffer) {
+        // O_NOFOLLOW: a file swapped for a symlink since the listing is not followed either.
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        guard descriptor >= 0 else { return adjustTotal(-file.size) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { return adjustTotal(-file.size) }
+        var carry = 0  // Bytes of an unfinished line kept at the start of the buffer.
+        var line = 1
+        var read: Int64 = 0
+        var first = true
+        while true {
+            if carry == buffer.capacity { buffer.grow() }
+            let wanted = first ? min(Self.sniffSize, buffer.capacity - carry) : buffer.capacity - carry
+            let got = Self.readFully(descriptor, buffer.base + carry, wanted)
+            if first {
+                first = false
+                if memchr(buffer.base, 0, got) != nil { return adjustTotal(-file.size) }  // Binary.
+            }
+            let filled = carry + got
+            let atEnd = got < wanted
+            let end = atEnd ? filled : Self.lineEnd(buffer.base, filled)
+            line += matcher.scan(UnsafeRawBufferPointer(start: buffer.base, count: end), firstLine: line) { text, number in
+                record(file, line: number, text: text)
+            }
+            read += Int64(got)
+            context.progress.add(Int64(got))
+            carry = filled - end
+            if carry > 0 { memmove(buffer.base, buffer.base + end, carry) }
+            if atEnd || context.isCancelled { break }
+            flushIfDue()
+        }
+        buffer.shrink()
+        filesScanned.wrappingAdd(1, ordering: .relaxed)
+        bytesScanned.wrappingAdd(read, ordering: .relaxed)
+        if read != file.size { adjustTotal(read - file.size) }
+    }
+
+    /// Counts one matching line and queues it for streaming. Thread: a concurrentPerform thread.
+    private func record(_ file: SearchFile, line: Int, text: UnsafeRawBufferPointer) {
+        // Counted always; kept only up to the cap, so the text is made only for kept matches.
+        guard matches.wrappingAdd(1, ordering: .relaxed).newValue <= cap else { return }
+        let item: JSONValue = ["file": .string(file.relative), "line": .int(Int64(line)), "text": .string(Self.excerpt(text))]
+        let ready: [JSONValue]? = batch.withLock { batch in
+            batch.items.append(item)
+            return batch.items.count >= Self.batchSize ? Self.take(&batch) : nil
+        }
+        if let ready { context.emitResults(ready) }
+    }
+
+    /// Streams the batch if it is older than the batch interval. Thread: any.
+    func flushIfDue() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let ready: [JSONValue]? = batch.withLock { batch in
+            !batch.items.isEmpty && now - batch.since >= Self.batchNanoseconds ? Self.take(&batch) : nil
+        }
+        if let ready { context.emitResults(ready) }
+    }
+
+    /// Streams whatever is left. Thread: the worker thread, after every stripe ended.
+    func flush() {
+        context.emitResults(batch.withLock { Self.take(&$0) })
+    }
+
+    private static func take(_ batch: inout (items: [JSONValue], since: UInt64)) -> [JSONValue] {
+        defer { batch = ([], DispatchTime.now().uptimeNanoseconds) }
+        return batch.items
+    }
+
+    /// Keeps the bar's total equal to the bytes that will really be scanned. Under the mutex, so two
+    /// threads' corrections cannot be stored in the wrong order. Thread: a concurrentPerform thread.
+    private func adjustTotal(_ delta: Int64) {
+        total.withLock { total in
+            total += delta
+            context.progress.setTotal(total)
+        }
+    }
+
+    /// The line trimmed of surrounding whitespace and cut to at most 240 characters. Only the first
+    /// 4 KiB are decoded: a megabyte-long minified line costs no more than a short one. Thread: any.
+    static func excerpt(_ line: UnsafeRawBufferPointer) -> String {
+        let isSpace: (UInt8) -> Bool = { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+        var start = 0
+        while start < line.count, isSpace(line[start]) { start += 1 }
+        let decoded = String(decoding: line[start..<min(line.count, start + 4096)], as: UTF8.self)
+        return String(decoded.trimmingCharacters(in: .whitespacesAndNewlines).prefix(240))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The end of the last complete line in `base[0..<count]` (after its newline), or 0 if none.
+    /// Thread: any.
+    private static func lineEnd(_ base: UnsafeMutablePointer<UInt8>, _ count: Int) -> Int {
+        var index = count
+        while index > 0, base[index - 1] != 0x0A { index -= 1 }
+        return index
+    }
+
+    /// Reads until `wanted` bytes or the end of the file; a read error ends the file early. Thread: any.
+    private static func readFully(_ descriptor: Int32, _ target: UnsafeMutablePointer<UInt8>, _ wanted: Int) -> Int {
+        var done = 0
+        while done < wanted {
+            let got = Glibc.read(descriptor, target + done, wanted - done)
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { break }
+            done += got
+        }
+        return done
+    }
+}
