@@ -13,6 +13,8 @@ public struct EngineStatistics: Sendable, Equatable {
     public var jobsRunning = 0
     public var seq: Int64 = 0
 
+    public init() {}
+
     public static let durationBounds: [Double] = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, .infinity]
 
     public static func finishedKey(kind: JobKind, state: JobState) -> String { "\(kind.rawValue)/\(state.rawValue)" }

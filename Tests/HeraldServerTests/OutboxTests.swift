@@ -1,0 +1,68 @@
+import HeraldEngine
+@testable import HeraldServer
+import XCTest
+
+/// The slow-client policy as a plain value: collapse, resync, close.
+final class OutboxTests: XCTestCase {
+    private func progress(_ seq: Int64, job: String, size: Int = 100) -> OutboundFrame {
+        OutboundFrame(kind: .event(seq: seq, progressJob: JobID(job)), bytes: Array(repeating: 1, count: size))
+    }
+
+    private func lifecycle(_ seq: Int64, size: Int = 100) -> OutboundFrame {
+        OutboundFrame(kind: .event(seq: seq, progressJob: nil), bytes: Array(repeating: 2, count: size))
+    }
+
+    func testUnderTheCapNothingIsDropped() {
+        var outbox = Outbox(capBytes: 1000)
+        for seq in 1...5 { XCTAssertEqual(outbox.appendEvent(progress(Int64(seq), job: "a"), now: 0), .fine) }
+        XCTAssertEqual(outbox.count, 5)
+        XCTAssertEqual(outbox.pendingBytes, 500)
+    }
+
+    func testOverTheCapProgressCollapsesToTheLatestPerJob() {
+        var outbox = Outbox(capBytes: 450)
+        _ = outbox.appendEvent(lifecycle(1), now: 0)
+        _ = outbox.appendEvent(progress(2, job: "a"), now: 0)
+        _ = outbox.appendEvent(progress(3, job: "b"), now: 0)
+        _ = outbox.appendEvent(progress(4, job: "a"), now: 0)
+        XCTAssertEqual(outbox.appendEvent(progress(5, job: "a"), now: 0), .fine)
+        let kinds = outbox.frames.map(\.kind)
+        XCTAssertEqual(kinds, [.event(seq: 1, progressJob: nil), .event(seq: 3, progressJob: JobID("b")), .event(seq: 5, progressJob: JobID("a"))])
+        XCTAssertEqual(outbox.collapsed, 2)
+    }
+
+    func testStillOverTheCapAsksForResyncAndKeepsReplies() {
+        var outbox = Outbox(capBytes: 250, resyncLimit: 3, resyncWindow: 10)
+        outbox.append(OutboundFrame(kind: .reply, bytes: [9]))
+        _ = outbox.appendEvent(lifecycle(1), now: 0)
+        _ = outbox.appendEvent(lifecycle(2), now: 0)
+        XCTAssertEqual(outbox.appendEvent(lifecycle(3), now: 0), .resync)
+        XCTAssertEqual(outbox.frames.map(\.kind), [.reply], "events dropped, the reply kept")
+    }
+
+    func testTooManyResyncsInTheWindowClose() {
+        var outbox = Outbox(capBytes: 150, resyncLimit: 2, resyncWindow: 10)
+        _ = outbox.appendEvent(lifecycle(1), now: 0)
+        XCTAssertEqual(outbox.appendEvent(lifecycle(2), now: 0), .resync)
+        _ = outbox.appendEvent(lifecycle(3), now: 20)
+        XCTAssertEqual(outbox.appendEvent(lifecycle(4), now: 20), .resync, "the first resync left the window")
+        _ = outbox.appendEvent(lifecycle(5), now: 25)
+        XCTAssertEqual(outbox.appendEvent(lifecycle(6), now: 25), .close)
+    }
+
+    func testBatchesTakeWholeFramesUpToTheLimit() {
+        var outbox = Outbox(capBytes: 10_000)
+        for seq in 1...5 { outbox.append(lifecycle(Int64(seq), size: 30)) }
+        var buffer: [UInt8] = []
+        outbox.takeBatch(limit: 100, into: &buffer)
+        XCTAssertEqual(buffer.count, 90, "three whole frames fit in 100 bytes")
+        XCTAssertEqual(outbox.count, 2)
+        XCTAssertEqual(outbox.pendingBytes, 60)
+        outbox.append(lifecycle(6, size: 500))
+        outbox.takeBatch(limit: 100, into: &buffer)
+        XCTAssertEqual(buffer.count, 60)
+        outbox.takeBatch(limit: 100, into: &buffer)
+        XCTAssertEqual(buffer.count, 500, "a frame larger than the limit still goes out alone")
+        XCTAssertTrue(outbox.isEmpty)
+    }
+}
