@@ -1,0 +1,33 @@
+import Foundation
+
+/// Polls `condition` until it holds or `timeout` seconds pass; true when it held.
+/// For conditions that no callback announces (a file appearing, a state reached elsewhere).
+@discardableResult
+func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+        if condition() { return true }
+        if Date() >= deadline { return false }
+        usleep(1_000)
+    }
+}
+
+/// A value behind a lock, shared by reference between threads.
+///
+/// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: on Linux, Mutex waits on a futex
+/// that ThreadSanitizer cannot see, so contended use reports false races (checked with Swift 6.3.1).
+final class Locked<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is only touched while `lock` is held.
+    private let lock = NSLock()
+    private var stored: Value
+
+    init(_ value: Value) { stored = value }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&stored)
+    }
+
+    var value: Value { withLock { $0 } }
+}
