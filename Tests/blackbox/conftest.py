@@ -1,0 +1,101 @@
+"""Black-box fixtures: the real `herald` binary on 127.0.0.1 port 0, stopped after each test.
+
+HERALD_BIN names the binary (default .build/debug/herald under the repository root).
+"""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def herald_binary() -> Path:
+    path = Path(os.environ.get("HERALD_BIN", ".build/debug/herald"))
+    return path if path.is_absolute() else REPO_ROOT / path
+
+
+class Herald:
+    """A running `herald serve` and helpers to talk to it."""
+
+    def __init__(self, *extra: str, root: Path):
+        self.root = root
+        self.data = root / "data"
+        self.corpus = root / "corpus"
+        self.corpus.mkdir(parents=True, exist_ok=True)
+        for index in range(20):
+            (self.corpus / f"file{index}.txt").write_text("alpha\nneedle here\nomega\n" * 50)
+        self.process = subprocess.Popen(
+            [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
+             "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.url = self.process.stdout.readline().strip()
+        assert self.url.startswith("http://127.0.0.1:"), f"first line should be the URL, got {self.url!r}"
+        self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
+        self.ws = f"ws://127.0.0.1:{self.port}/ws"
+
+    def request(self, method: str, path: str, body=None, headers=None):
+        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+        request = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, response.read().decode(), dict(response.headers)
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode(), dict(error.headers)
+
+    def json(self, method: str, path: str, body=None, headers=None):
+        status, text, _ = self.request(method, path, body, headers)
+        return status, json.loads(text)
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+
+@pytest.fixture
+def herald_factory():
+    started = []
+    folders = []
+
+    def start(*extra: str) -> Herald:
+        folder = tempfile.TemporaryDirectory(prefix="herald-bb-")
+        folders.append(folder)
+        server = Herald(*extra, root=Path(folder.name))
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    for folder in folders:
+        folder.cleanup()
+
+
+@pytest.fixture
+def herald(herald_factory):
+    return herald_factory()
+
+
+def wait_for(predicate, timeout=20.0, interval=0.05, what="condition"):
+    """Polls `predicate` until it returns a truthy value (returned) or fails after `timeout` seconds."""
+    import time
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out waiting for {what}")
