@@ -7,7 +7,8 @@ import Foundation
 /// Threads: `load` runs once at start-up before any other call; `record`, `forget` and `flush` may be
 /// called from any thread (the dispatcher queue) and hop onto `io`, which alone touches the file.
 public final class HistoryStore: @unchecked Sendable {
-    // @unchecked Sendable: `handle` and `problems` are only touched on `io` (or in `load`, before sharing).
+    // @unchecked Sendable: `handle` is only touched on `io` (or in `load`, before sharing); `problems`
+    // only in `load`, which runs once before the store is shared.
     public let fileURL: URL
     private let io = DispatchQueue(label: "herald.history")
     private var handle: FileHandle?
@@ -38,30 +39,44 @@ public final class HistoryStore: @unchecked Sendable {
                 records[record.id] = record
             }
             if bad > 0 {
-                let aside = fileURL.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))")
-                try? manager.copyItem(at: fileURL, to: aside)
-                let problem = "history: \(bad) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
+                let aside = fileURL.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.prefix(8))")
+                let problem: String
+                do {
+                    try manager.copyItem(at: fileURL, to: aside)
+                    problem = "history: \(bad) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
+                } catch {
+                    // Without a copy aside, rewriting would lose the unreadable lines: leave the file as it is.
+                    problem = "history: \(bad) unreadable line(s) in \(fileURL.path) and no copy could be made (\(error.localizedDescription)); the file is left untouched and history will not persist"
+                    problems.append(problem)
+                    log(problem)
+                    return order.compactMap { records[$0] }.map(Self.markedInterrupted)
+                }
                 problems.append(problem)
                 log(problem)
             }
         }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let loaded: [JobRecord] = order.compactMap { id in
-            guard var record = records[id] else { return nil }
-            if !record.state.isTerminal {
-                let was = record.state
-                record.state = .interrupted
-                record.error = "the server stopped while this job was \(was.rawValue)"
-                record.finishedAt = record.finishedAt ?? now
-            }
-            return record
+        let loaded = order.compactMap { records[$0] }.map(Self.markedInterrupted)
+        if let problem = rewrite(loaded) {
+            problems.append(problem)
+            log(problem)
         }
-        rewrite(loaded)
         return loaded
     }
 
-    /// Replaces the file atomically with one line per job, then appends from there.
-    private func rewrite(_ records: [JobRecord]) {
+    /// A job that was unfinished when the process stopped is `interrupted` now.
+    private static func markedInterrupted(_ record: JobRecord) -> JobRecord {
+        guard !record.state.isTerminal else { return record }
+        var record = record
+        let was = record.state
+        record.state = .interrupted
+        record.error = "the server stopped while this job was \(was.rawValue)"
+        record.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
+        return record
+    }
+
+    /// Replaces the file atomically with one line per job, then appends from there. Returns what
+    /// went wrong, if anything. Thread: `load` (before sharing) or `io`.
+    private func rewrite(_ records: [JobRecord]) -> String? {
         var text: [UInt8] = []
         for record in records {
             JSONWriter.write(record.json, into: &text)
@@ -71,11 +86,10 @@ public final class HistoryStore: @unchecked Sendable {
             try AtomicFile.write(Data(text), to: fileURL)
             handle = try FileHandle(forWritingTo: fileURL)
             try handle?.seekToEnd()
+            return nil
         } catch {
-            let problem = "history: cannot write \(fileURL.path): \(error.localizedDescription); history will not persist"
-            problems.append(problem)
-            log(problem)
             handle = nil
+            return "history: cannot write \(fileURL.path): \(error.localizedDescription); history will not persist"
         }
     }
 
@@ -103,7 +117,7 @@ public final class HistoryStore: @unchecked Sendable {
                 latest[record.id] = record
             }
             try? handle?.close()
-            rewrite(order.compactMap { latest[$0] })
+            if let problem = rewrite(order.compactMap { latest[$0] }) { log(problem) }
         }
     }
 

@@ -40,7 +40,7 @@ public final class JobContext: Sendable {
     /// Adds headlines to the news feed, which emits one `news` event. Thread: any.
     public func publishNews(_ headlines: [String]) {
         guard !headlines.isEmpty else { return }
-        sink.news(headlines: headlines)
+        sink.news(job: id, headlines: headlines)
     }
 
     /// Emits the current progress at once, bypassing coalescing (the benchmark `ticker` only).
@@ -65,6 +65,6 @@ public struct JobFailure: Error, Equatable, CustomStringConvertible {
 /// How a job reaches the dispatcher; implemented by `JobDispatcher`. Thread: any caller.
 protocol JobEventSink: Sendable {
     func results(job: JobID, items: [JSONValue])
-    func news(headlines: [String])
+    func news(job: JobID, headlines: [String])
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool
 }

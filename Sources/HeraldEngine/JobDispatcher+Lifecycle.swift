@@ -51,8 +51,7 @@ extension JobDispatcher {
     }
 
     private func rememberRequest(_ requestId: String, _ id: JobID) {
-        requestIds[requestId] = id
-        requestIdOrder.append(requestId)
+        if requestIds.updateValue(id, forKey: requestId) == nil { requestIdOrder.append(requestId) }
         if requestIdOrder.count > 10_000 {
             requestIds.removeValue(forKey: requestIdOrder.removeFirst())
         }
@@ -198,7 +197,10 @@ extension JobDispatcher {
 
     /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten.
     func forgetOldJobs() {
-        let finished = order.filter { jobs[$0]?.state.isTerminal == true }
+        // A finished job that an unfinished one still waits for must be kept, or the dependent
+        // could no longer tell that it succeeded.
+        let pinned = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
+        let finished = order.filter { jobs[$0]?.state.isTerminal == true && !pinned.contains($0) }
         let excess = finished.count - configuration.retainedFinishedJobs
         guard excess > 0 else { return }
         let dropped = Set(finished.prefix(excess))

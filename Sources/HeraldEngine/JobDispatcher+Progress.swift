@@ -51,8 +51,10 @@ extension JobDispatcher: JobEventSink {
         }
     }
 
-    func news(headlines: [String]) {
+    func news(job: JobID, headlines: [String]) {
         queue.async { [self] in
+            // A fetch that was cancelled meanwhile publishes nothing.
+            guard running[job] != nil, !cancelRequested.contains(job) else { return }
             let added = news.append(headlines, at: Self.nowMillis())
             emit(.news(revision: news.revision, items: added))
         }

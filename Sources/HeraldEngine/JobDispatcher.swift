@@ -170,6 +170,8 @@ public final class JobDispatcher: @unchecked Sendable {
     public func shutdown(grace: Double) {
         let waiter = DispatchSemaphore(value: 0)
         let mustWait: Bool = queue.sync {
+            // A second, concurrent shutdown only waits for the first one's jobs to end.
+            if isShuttingDown, idleWaiter != nil { return false }
             isShuttingDown = true
             newsTimer?.cancel()
             newsTimer = nil

@@ -6,11 +6,11 @@ import Synchronization
 /// Thread: any (a fetch job's worker thread); the generator sits behind a mutex.
 public final class NewsSource: Sendable {
     public let probability: Double
-    private let generator: Mutex<SeededGenerator>
+    private let generator: Protected<SeededGenerator>
 
     public init(probability: Double = 0.5, seed: UInt64? = nil) {
         self.probability = min(1, max(0, probability))
-        self.generator = Mutex(SeededGenerator(seed: seed ?? UInt64.random(in: 1...UInt64.max)))
+        self.generator = Protected(SeededGenerator(seed: seed ?? UInt64.random(in: 1...UInt64.max)))
     }
 
     private static let subjects = [

@@ -9,7 +9,7 @@ import Synchronization
 public final class ProgressReporter: Sendable {
     private let completed = Atomic<Int64>(0)
     private let total = Atomic<Int64>(0)
-    private let message = Mutex<String?>(nil)
+    private let message = Protected<String?>(nil)
     private let hasReported = Atomic<Bool>(false)
     /// Runs once, on the first report, so that the first value reaches clients at once.
     private let onFirstReport: @Sendable () -> Void

@@ -1,3 +1,4 @@
+import HeraldEngine
 import CLibWebSockets
 import Dispatch
 import Foundation
@@ -22,7 +23,7 @@ public final class ClientContext: @unchecked Sendable {
         var stopping = false
     }
 
-    private let shared = Mutex(Shared())
+    private let shared = Protected(Shared())
     private let stopped = DispatchSemaphore(value: 0)
     private let protocols: UnsafeMutablePointer<lws_protocols>
     private let protocolName = strdup("herald-client")!
@@ -38,7 +39,7 @@ public final class ClientContext: @unchecked Sendable {
         protocols[0].callback = heraldClientCallback
         protocols[0].rx_buffer_size = 64 * 1024
         let ready = DispatchSemaphore(value: 0)
-        let failed = Mutex(false)
+        let failed = Protected(false)
         let thread = Thread { [self] in
             var info = lws_context_creation_info()
             info.port = CONTEXT_PORT_NO_LISTEN

@@ -15,7 +15,7 @@ final class EventInbox: Sendable {
         var stopRequested = false
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     /// Queues an event; wakes the service thread only when the inbox was empty, since one wake-up
     /// drains everything queued by then.

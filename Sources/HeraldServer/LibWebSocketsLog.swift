@@ -1,10 +1,11 @@
+import HeraldEngine
 import CLibWebSockets
 import Synchronization
 
 /// Routes libwebsockets' own messages into Herald's log. lws's log hook is process-wide (a C function
 /// pointer with no user data), so the target logger is process-wide too: the last server started wins.
 enum LibWebSocketsLog {
-    private static let target = Mutex<Logger?>(nil)
+    private static let target = Protected<Logger?>(nil)
 
     /// For processes with no server (the CLI, tests): errors only, and no start-up banner.
     static func quietIfUnrouted() {

@@ -1,3 +1,4 @@
+import HeraldEngine
 import Foundation
 import Synchronization
 
@@ -5,7 +6,7 @@ import Synchronization
 /// so lines from the service thread, the dispatcher and libwebsockets never interleave.
 public final class Logger: Sendable {
     public let level: LogLevel
-    private let lock = Mutex(())
+    private let lock = Protected(())
 
     public init(level: LogLevel) { self.level = level }
 

@@ -30,7 +30,7 @@ public final class WebSocketServer: @unchecked Sendable {
         case stopped
         case failed(String)
     }
-    private let lifecycle = Mutex(State.idle)
+    private let lifecycle = Protected(State.idle)
     private let stoppedSignal = DispatchSemaphore(value: 0)
     private var subscription: Int?
 

@@ -176,7 +176,9 @@ final class HistoryStoreTests: XCTestCase {
         let asides = names.filter { $0.hasPrefix("jobs.jsonl.corrupt-") }
         XCTAssertEqual(asides.count, 1, "\(names)")
         let aside = try XCTUnwrap(asides.first)
-        XCTAssertNotNil(Int(aside.dropFirst("jobs.jsonl.corrupt-".count)), aside)
+        let stamp = aside.dropFirst("jobs.jsonl.corrupt-".count).split(separator: "-")
+        XCTAssertEqual(stamp.count, 2, "seconds, then a random tag so two loads in one second never collide: \(aside)")
+        XCTAssertNotNil(stamp.first.flatMap { Int($0) }, aside)
         XCTAssertEqual(try Data(contentsOf: dataDirectory(directory).appendingPathComponent(aside)), original, "kept byte for byte")
         XCTAssertEqual(store.problems.count, 1)
         XCTAssertTrue(store.problems[0].contains("2 unreadable line(s)"), store.problems[0])

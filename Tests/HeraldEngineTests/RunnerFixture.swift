@@ -123,7 +123,7 @@ final class RunnerFixture: Sendable {
 
 /// Events appended by the dispatcher queue, read by the test thread.
 final class RecordedEvents: Sendable {
-    private let events = Mutex<[SequencedEvent]>([])
+    private let events = Protected<[SequencedEvent]>([])
     func append(_ event: SequencedEvent) { events.withLock { $0.append(event) } }
     var all: [SequencedEvent] { events.withLock { $0 } }
 }

@@ -25,8 +25,8 @@ final class SearchScan: Sendable {
     private let filesScanned = Atomic<Int>(0)
     private let bytesScanned = Atomic<Int64>(0)
     /// The progress total: listed sizes, less binary and vanished files, corrected for files that changed.
-    private let total: Mutex<Int64>
-    private let batch = Mutex<(items: [JSONValue], since: UInt64)>(([], DispatchTime.now().uptimeNanoseconds))
+    private let total: Protected<Int64>
+    private let batch = Protected<(items: [JSONValue], since: UInt64)>(([], DispatchTime.now().uptimeNanoseconds))
 
     init(context: JobContext, matcher: LineMatcher, files: [SearchFile]) {
         self.context = context
@@ -34,7 +34,7 @@ final class SearchScan: Sendable {
         self.files = files
         self.cap = max(0, context.environment.maxSearchResults)
         let listed = files.reduce(Int64(0)) { $0 + $1.size }
-        self.total = Mutex(listed)
+        self.total = Protected(listed)
         context.progress.report(completed: 0, total: listed, message: "scanning")
     }
 

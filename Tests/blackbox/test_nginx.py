@@ -1,0 +1,71 @@
+"""deploy/nginx.conf for real: nginx from Debian on loopback, TLS with a certificate made here,
+in front of the real Herald; the websocat smoke test and a REST call go through it."""
+
+import json
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, wait_for
+
+NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
+WEBSOCAT = shutil.which("websocat")
+pytestmark = pytest.mark.skipif(not Path(NGINX).exists() or WEBSOCAT is None or shutil.which("openssl") is None,
+                                reason="nginx-light, openssl and websocat are installed by `make deps-test`")
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def proxy(herald, tmp_path):
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                   check=True, capture_output=True)
+    port = free_port()
+    site = (REPO_ROOT / "deploy" / "nginx.conf").read_text()
+    site = (site.replace("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;")
+                .replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{herald.port};")
+                .replace("/etc/ssl/certs/herald.pem", str(tmp_path / "cert.pem"))
+                .replace("/etc/ssl/private/herald.key", str(tmp_path / "key.pem")))
+    assert str(herald.port) in site and str(port) in site, "the deploy file still has the lines this test swaps"
+    (tmp_path / "nginx.conf").write_text(f"""
+        daemon off;
+        pid {tmp_path}/nginx.pid;
+        error_log {tmp_path}/error.log;
+        events {{ worker_connections 256; }}
+        http {{
+            access_log off;
+            client_body_temp_path {tmp_path}/body;
+            proxy_temp_path {tmp_path}/proxy;
+            {site}
+        }}""")
+    process = subprocess.Popen([NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+    def listening():
+        with socket.socket() as probe:
+            return probe.connect_ex(("127.0.0.1", port)) == 0
+    wait_for(listening, what="nginx to listen")
+    yield port
+    process.terminate()
+    process.wait(timeout=10)
+
+
+def test_websocket_and_rest_through_nginx_with_tls(herald, proxy):
+    script = ('{"type":"start","kind":"search","params":{"query":"needle"},"requestId":"n1"}\n')
+    result = subprocess.run(
+        ["bash", "-c", f'(printf %s "$0"; sleep 2) | {WEBSOCAT} -k -t wss://127.0.0.1:{proxy}/ws', script],
+        capture_output=True, text=True, timeout=30)
+    messages = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    assert messages and messages[0]["type"] == "snapshot", result.stderr
+    states = [m["job"]["state"] for m in messages if m.get("type") == "job"]
+    assert states[-1] == "succeeded"
+    curl = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{proxy}/healthz"], capture_output=True, text=True, timeout=10)
+    assert json.loads(curl.stdout)["status"] == "ok"
