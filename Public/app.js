@@ -67,8 +67,10 @@
     }
   }
 
+  const FIELD_WORDS = { query: 'The text to find', caseSensitive: 'Case-sensitive', count: 'The count', job: 'The job' };
+
   function errorText(reply) {
-    return fmt.errorText(reply.code, reply.message);
+    return fmt.errorText(reply.code, reply.message, FIELD_WORDS);
   }
 
   // ---- connection ----------------------------------------------------------------------------------

@@ -33,8 +33,16 @@
       window.addEventListener('online', () => {
         if (!this.isOpen()) this.retryNow();
       });
+      // The browser says the network is gone: say so at once, rather than after a ping timeout, and wait
+      // for 'online' to resume (a socket to this very machine might have lived on; it costs one resume).
       window.addEventListener('offline', () => {
-        if (!this.isOpen()) this.setStatus('offline', null);
+        clearTimeout(this.retryTimer);
+        this.retryTimer = null;
+        if (this.ws !== null) {
+          this.drop();
+        } else {
+          this.setStatus('offline', null);
+        }
       });
     }
 

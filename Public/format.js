@@ -82,14 +82,21 @@
     return new Date(ms).toLocaleString();
   }
 
-  // Server error replies in words a person understands. `message` is the server's own wording.
-  function errorText(code, message) {
+  // Server error replies in words a person understands. `message` is the server's own wording; a
+  // bad_request names the field first ("query: must be 1 to 1024 bytes of UTF-8"), and `labels` turns that
+  // field's name into the words the form uses ({ query: 'The text to find' }).
+  function errorText(code, message, labels) {
     const serverSays = typeof message === 'string' && message.length > 0 ? message : '';
     switch (code) {
       case 'busy':
         return 'A search is already running. Wait for it to finish or cancel it, then try again.';
-      case 'bad_request':
+      case 'bad_request': {
+        const named = /^([A-Za-z]+): (.+)$/.exec(serverSays);
+        if (named && labels && Object.prototype.hasOwnProperty.call(labels, named[1])) {
+          return labels[named[1]] + ' ' + named[2].replace(/\.?$/, '.');
+        }
         return serverSays ? capitalize(serverSays) : 'The server did not accept that request.';
+      }
       case 'bad_json':
         return 'The server could not read the request (a dashboard bug).';
       case 'unknown_type':

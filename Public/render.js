@@ -70,7 +70,7 @@
       case 'sort':
         return fmt.count(typeof p.count === 'number' ? p.count : 10000) + ' numbers';
       case 'fetch':
-        return 'news feed';
+        return p.background === true ? 'news feed, automatic' : 'news feed';
       case 'ticker':
         return (fmt.isNumber(p.rate) ? fmt.compact(p.rate) + '/s' : '') + (fmt.isNumber(p.duration) ? ' for ' + p.duration + ' s' : '');
       default:
@@ -179,7 +179,8 @@
       row.dataset.kind = job.kind;
       row.dataset.state = job.state;
       setText(row.querySelector('.job-kind'), kindNames[job.kind] || job.kind);
-      setText(row.querySelector('.job-params'), paramsSummary(job));
+      const after = Array.isArray(job.after) && job.after.length > 0 ? ' · after ' + job.after.length + (job.after.length === 1 ? ' job' : ' jobs') : '';
+      setText(row.querySelector('.job-params'), paramsSummary(job) + after);
       const badge = row.querySelector('.job-state');
       setText(badge, stateWords[job.state] || job.state);
       badge.dataset.state = job.state;
@@ -307,6 +308,7 @@
       this.capped = $('match-capped');
       this.shown = 0;
       this.shownJob = null;
+      this.shownGeneration = 0;
     }
 
     // Draws what changed since the last call: appends new matches, or redraws after a reset.
@@ -325,10 +327,12 @@
         show(this.capped, false);
         return;
       }
-      if (this.shownJob !== results.job || this.shown > results.items.length) {
+      const generation = results.generation || 0;
+      if (this.shownJob !== results.job || this.shownGeneration !== generation || this.shown > results.items.length) {
         this.list.replaceChildren();
         this.shown = 0;
         this.shownJob = results.job;
+        this.shownGeneration = generation;
       }
       const query = job.params && typeof job.params.query === 'string' ? job.params.query : '';
       const caseSensitive = !!(job.params && job.params.caseSensitive === true);

@@ -43,6 +43,7 @@
       this.results = null; // { job, items, received, complete, sawEnd } for the newest search job
       this.clockOffsetMs = 0; // server clock minus ours, from event timestamps
       this.bestClockSample = -Infinity;
+      this.snapshots = { count: 0, lastReason: null }; // for the curious (and the tests)
     }
 
     onChange(listener) {
@@ -85,6 +86,8 @@
     // ---- snapshot ----------------------------------------------------------------------------------
 
     applySnapshot(message) {
+      this.snapshots.count += 1;
+      this.snapshots.lastReason = typeof message.reason === 'string' ? message.reason : null;
       this.epoch = typeof message.epoch === 'string' ? message.epoch : null;
       this.seq = typeof message.seq === 'number' ? message.seq : null;
       this.limits = isObject(message.limits) ? message.limits : {};
@@ -205,7 +208,10 @@
     applyResultsPage(jobId, offset, values, total) {
       if (!this.results || this.results.job !== jobId || !Array.isArray(values)) return;
       const items = values.filter(isMatch);
-      if (offset === 0) this.results.items = [];
+      if (offset === 0) {
+        this.results.items = [];
+        this.results.generation = (this.results.generation || 0) + 1; // the views redraw from scratch
+      }
       if (offset !== this.results.items.length) return;
       const room = Math.max(0, this.maxSearchResults() - this.results.items.length);
       for (const item of items.slice(0, room)) this.results.items.push(item);

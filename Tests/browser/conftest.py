@@ -10,7 +10,6 @@ Screenshots of every test go to test-artifacts/ (gitignored).
 
 import os
 import queue
-import random
 import shutil
 import signal
 import subprocess
@@ -24,16 +23,10 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from corpus import CORPUS_FILE_KB, CORPUS_FILES, generate_corpus
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
-
-# What the generated corpus holds, so tests can check counts exactly.
-CORPUS_FILES = int(os.environ.get("HERALD_CORPUS_FILES", "300"))
-CORPUS_FILE_KB = int(os.environ.get("HERALD_CORPUS_KB", "256"))
-NEEDLE = "needle"
-# Every file has one line with "needle" and one with "Needle": a case-insensitive search finds both.
-MATCHES_IGNORING_CASE = 2 * CORPUS_FILES
-MATCHES_CASE_SENSITIVE = CORPUS_FILES
 
 
 def herald_binary() -> Path:
@@ -42,36 +35,6 @@ def herald_binary() -> Path:
 
 
 # ---- the search corpus ------------------------------------------------------------------------------
-
-# Text dense in "n", the query's first letter: the scanner stops at every one of them, so a search of
-# a few tens of MB takes seconds in a debug build, long enough to watch its progress and cancel it.
-# No word contains the query.
-FILLER_WORDS = (
-    "nnnnnnnn nonnen ninon nun noon nanny ninny nannan nine neon need nee nest nnnn unn anna "
-    "Nnnn NNNN Nonne Ninon need Need NEED"
-).split()
-
-
-def generate_corpus(root: Path, files: int, file_kb: int) -> None:
-    rng = random.Random(7)
-    lines = []
-    for _ in range(2048):
-        lines.append(" ".join(rng.choice(FILLER_WORDS) for _ in range(rng.randint(6, 14))))
-    block = ("\n".join(lines) + "\n").encode()
-    target = file_kb * 1024
-    for index in range(files):
-        folder = root / f"area{index % 10}"
-        folder.mkdir(parents=True, exist_ok=True)
-        head = (
-            f"file {index} begins\n"
-            f"alpha {NEEDLE} beta in file {index}\n"
-            f"gamma {NEEDLE.capitalize()} delta in file {index}\n"
-        ).encode()
-        body = bytearray(head)
-        while len(body) < target:
-            body += block
-        with open(folder / f"file{index:04d}.txt", "wb") as handle:
-            handle.write(body[:target].rsplit(b"\n", 1)[0] + b"\n")
 
 
 @pytest.fixture(scope="session")

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MATCHES_CASE_SENSITIVE, MATCHES_IGNORING_CASE, NEEDLE, REPO_ROOT
-from dashboard_page import ACTIVE, CONNECTION_NOISE, Dashboard
+from corpus import MATCHES_CASE_SENSITIVE, MATCHES_IGNORING_CASE, NEEDLE, expected_locations
+from dashboard_page import CONNECTION_NOISE, Dashboard
 
+REPO_ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = REPO_ROOT / "Public"
 SEARCH_TIMEOUT = 90
 
@@ -21,6 +22,13 @@ SEARCH_TIMEOUT = 90
 def http_get(url):
     with urllib.request.urlopen(url, timeout=10) as response:
         return response.status, dict(response.headers), response.read()
+
+
+def match_locations(page):
+    """The `file:line` of every match shown, checking none is shown twice."""
+    shown = page.js("return Array.from(document.querySelectorAll('#matches .match-loc'), (e) => e.textContent)")
+    assert len(shown) == len(set(shown)), "a match is shown twice"
+    return set(shown)
 
 
 def assert_no_console_errors(*pages, allow=None):
@@ -100,11 +108,26 @@ def test_search_in_two_windows(server, browser):
         marks = {mark.text for mark in page.find_all("#matches mark")[:50]}
         assert marks and all(mark.lower() == NEEDLE for mark in marks), marks
         assert {"needle", "Needle"} <= {m.text for m in page.find_all("#matches mark")}
-        location = page.find("#matches .match .match-loc").text
-        assert re.fullmatch(r".+\.txt:\d+", location), location
+        assert match_locations(page) == expected_locations()
         summary = page.row(job).find_element("css selector", ".job-outcome").text
         assert f"{MATCHES_IGNORING_CASE} matches" in summary.replace(",", ""), summary
     assert_no_console_errors(one, two)
+
+
+def test_a_tab_opened_mid_search_gets_every_match(server, browser):
+    one = Dashboard(browser(), server.url).open()
+    job = one.start_search(NEEDLE)
+    one.wait(lambda d: one.progress_fraction(job) > 0.2, SEARCH_TIMEOUT)
+    late = Dashboard(browser(), server.url).open()
+    late.wait(lambda d: late.has_row(job))
+    assert not late.search_start_enabled()
+    late.wait(lambda d: late.job_state(job) == "succeeded", SEARCH_TIMEOUT)
+    # The matches it missed are loaded with `page` once the search ended.
+    late.wait(lambda d: len(late.find_all("#matches .match")) == MATCHES_IGNORING_CASE, message="missed matches not loaded")
+    late.wait(lambda d: late.search_start_enabled())
+    assert late.by_id("match-count").get_attribute("data-count") == str(MATCHES_IGNORING_CASE)
+    assert match_locations(late) == expected_locations()
+    assert_no_console_errors(one, late)
 
 
 def test_case_sensitive_search_and_impatient_clicks(server, browser):
@@ -129,6 +152,7 @@ def test_case_sensitive_search_and_impatient_clicks(server, browser):
     assert page.by_id("search-error").text == ""
     page.wait(lambda d: len(page.find_all("#matches .match")) == MATCHES_CASE_SENSITIVE)
     assert {m.text for m in page.find_all("#matches mark")} == {NEEDLE}
+    assert match_locations(page) == expected_locations(case_sensitive=True)
     assert_no_console_errors(page)
 
 
@@ -156,7 +180,7 @@ def test_empty_query_error_is_shown_next_to_the_field(server, browser):
     page.by_id("search-query").clear()
     page.by_id("search-start").click()
     error = page.wait(lambda d: page.by_id("search-error").text or False, message="no error shown")
-    assert "query" in error.lower(), error
+    assert "text to find" in error.lower(), error  # the server's "query: …", in the form's words
     # Next to the field: right under the form, and the field points at it.
     assert page.by_id("search-query").get_attribute("aria-describedby") == "search-error"
     assert page.js("return document.getElementById('search-form').nextElementSibling.id") == "search-error"
@@ -271,16 +295,105 @@ def test_news_while_hidden_reloads_when_visible(server, browser):
     assert_no_console_errors(page)
 
 
+def test_store_ignores_unknown_messages_and_old_events(server, browser):
+    """The client state in isolation (a fresh Herald.Store in the page): what the protocol allows to vary."""
+    page = Dashboard(browser(), server.url).open()
+    result = page.js(
+        """
+        const store = new Herald.Store();
+        const seen = [];
+        store.onChange((what) => seen.push(what));
+        const job = (id, state, extra) => Object.assign({ id, kind: 'sort', state, params: { count: 5 },
+            progress: { completed: 0, total: 5, fraction: 0, message: null }, createdAt: 1 }, extra || {});
+        store.applySnapshot({ type: 'snapshot', protocol: 1, reason: 'connect', epoch: 'e1', seq: 10,
+            jobs: [job('j-aaaaaaaaaaaa', 'running')], news: { revision: 2, items: [{ id: 'n2-1', time: 1, headline: 'h' }] },
+            limits: {}, somethingNew: { nested: true } });
+        const outcomes = [
+            store.applyEvent({ type: 'job', seq: 9, job: job('j-aaaaaaaaaaaa', 'failed') }),        // old: ignored
+            store.applyEvent({ type: 'job', seq: 10, job: job('j-aaaaaaaaaaaa', 'failed') }),       // seen: ignored
+            store.applyEvent({ type: 'hologram', seq: 11, payload: 1 }),                             // unknown type
+            store.applyEvent({ type: 'progress', seq: 12, job: 'j-aaaaaaaaaaaa', completed: 2, total: 5, fraction: 0.4,
+                               message: 'sorting', rate: 10, eta: 0.3, flavour: 'new field' }),
+            store.applyEvent({ type: 'progress', seq: 13, job: 'j-unknown000', completed: 1 }),       // unknown job
+            store.applyEvent({ type: 'job', seq: 15, job: job('j-bbbbbbbbbbbb', 'queued') }),         // a gap
+            store.applyEvent({ type: 'job', seq: 14, job: 'not a job' }),                              // malformed
+            store.applyEvent({ type: 'news', seq: 15, revision: 3, items: [{ id: 'n3-1', time: 2, headline: 'x' }, 7] }),
+        ];
+        const running = store.jobs.get('j-aaaaaaaaaaaa');
+        return { outcomes, seq: store.seq, state: running.state, fraction: running.progress.fraction,
+                 jobs: store.jobs.size, news: store.news.items.map((i) => i.id), revision: store.news.revision,
+                 resume: store.resumePoint() };
+        """
+    )
+    assert result["outcomes"] == ["duplicate", "duplicate", "applied", "applied", "applied", "gap", "applied", "applied"]
+    assert result["seq"] == 15
+    assert result["state"] == "running" and result["fraction"] == 0.4
+    assert result["jobs"] == 1
+    assert result["news"] == ["n3-1", "n2-1"] and result["revision"] == 3
+    assert result["resume"] == {"epoch": "e1", "since": 15}
+    assert_no_console_errors(page)
+
+
 def test_fits_a_375_pixel_window(server, browser):
-    page = Dashboard(browser(375, 800), server.url).open()
+    driver = browser()
+    # Headless windows have a minimum width; emulate the phone's viewport instead.
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+    page = Dashboard(driver, server.url).open()
+    assert page.js("return window.innerWidth") == 375
+    page.wait(lambda d: len(page.find_all("#jobs .job-row")) > 0)
     widths = page.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
     assert widths[0] <= widths[1], f"horizontal scroll at 375 px: {widths}"
-    # Keyboard: Tab reaches the search field and the focus is visible.
-    page.by_id("search-query").click()
-    outline = page.js("return getComputedStyle(document.activeElement).outlineStyle")
+    too_wide = page.js(
+        """return Array.from(document.querySelectorAll('main *'))
+             .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+             .map((el) => el.tagName + '#' + el.id + '.' + el.className).slice(0, 10);"""
+    )
+    assert too_wide == [], too_wide
+    # Keyboard: Tab from the page start reaches the search field, and the focus ring shows.
+    page.js("document.activeElement.blur()")
+    body = page.find("body")
+    for _ in range(6):
+        if page.js("return document.activeElement.id") == "search-query":
+            break
+        body.send_keys("\t") if page.js("return document.activeElement === document.body") else page.driver.switch_to.active_element.send_keys("\t")
     assert page.js("return document.activeElement.id") == "search-query"
-    assert outline != "none" or page.js("return getComputedStyle(document.activeElement).boxShadow") != "none"
+    assert page.js("return getComputedStyle(document.activeElement).outlineStyle") != "none"
     assert_no_console_errors(page)
+
+
+def test_dark_scheme(server, browser):
+    driver = browser()
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    page = Dashboard(driver, server.url).open()
+    background = page.js("return getComputedStyle(document.body).backgroundColor")
+    red, green, blue = [int(n) for n in re.findall(r"\d+", background)[:3]]
+    assert red + green + blue < 150, background
+    assert_no_console_errors(page)
+
+
+def test_resumes_after_a_network_drop(server, browser):
+    """Offline, then online again: the dashboard resumes from its last seq and gets what it missed."""
+    driver = browser()
+    page = Dashboard(driver, server.url).open()
+    epoch = page.js("return Herald.debug.store.epoch")
+    snapshots = page.js("return Herald.debug.store.snapshots.count")
+    driver.execute_cdp_cmd("Network.enable", {})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    page.wait(lambda d: page.status_state() == "offline", message="no offline status")
+    assert page.status_text().startswith("Offline")
+    # While this tab is away, another client starts a job.
+    request = urllib.request.Request(server.url.rstrip("/") + "/api/jobs", data=json.dumps({"kind": "sort", "params": {"count": 777}}).encode(),
+                                     headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        job = json.loads(response.read())["id"]
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions",
+                           {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    page.wait_live()
+    page.wait(lambda d: page.has_row(job) and page.job_state(job) == "succeeded", message="the missed job did not arrive")
+    assert page.js("return Herald.debug.store.epoch") == epoch
+    assert page.js("return Herald.debug.store.snapshots.count") == snapshots, "resumed with a snapshot, not the missed events"
+    assert_no_console_errors(page, allow=CONNECTION_NOISE)
 
 
 def test_reconnects_after_a_restart_and_restores_state(own_server, browser):
