@@ -1,0 +1,633 @@
+/*
+ * bench-client: a WebSocket load generator for Herald and its peers (bench/peers/).
+ *
+ * N connections (1..20,000) on one libwebsockets client context, served by this process's only
+ * thread: no thread per connection. It opens them (at most --inflight handshakes at a time), then
+ * optionally sends --start messages on connection 0 (a Herald `start` command: the peers understand
+ * the same one), and for --duration seconds counts every message, its bytes, the latency from the
+ * event's `ts` (the server's wall clock, microseconds since the epoch; same machine) to its receipt,
+ * and gaps in `seq` per connection. With --server-pid it also reads the server's CPU time, RSS and
+ * peak RSS (VmHWM) from /proc.
+ *
+ * Prints "connected N" on stdout once the connect phase is over, then one JSON object on stdout at
+ * the end; a human summary goes to stderr unless --quiet.
+ *
+ * Every loop is bounded: connect phase by --connect-timeout, measurement by --duration plus --tail.
+ * It only connects where --url says; bench/run only ever gives it 127.0.0.1.
+ */
+#define _GNU_SOURCE
+#include <libwebsockets.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+enum conn_state { C_IDLE, C_CONNECTING, C_OPEN, C_CLOSED, C_FAILED };
+
+struct conn {
+	struct lws *wsi;
+	int index;
+	enum conn_state state;
+	int64_t connect_started_us;
+	int64_t last_seq; /* -1: none seen yet */
+	unsigned char *rx;
+	size_t rx_len, rx_cap;
+	int pending_sends; /* messages still to send (on open, or the start commands) */
+	const char *pending_text;
+};
+
+/* Latency histogram: 1 us buckets up to 5 s, then one overflow bucket. */
+#define LAT_BUCKETS 5000000
+
+static struct {
+	/* options */
+	char host[256];
+	int port;
+	char path[512];
+	int n;
+	const char *send_on_open;
+	const char *start_text;
+	int starts;
+	double duration;
+	double tail;
+	double hold;
+	double connect_timeout;
+	int inflight;
+	int server_pid;
+	int quiet;
+	int stop_on_stdin_eof;
+
+	/* state */
+	struct lws_context *context;
+	struct conn *conns;
+	int initiated, opened, failed, dropped, closed_by_us;
+	int phase; /* 0 connecting, 1 settling, 2 measuring, 3 done */
+	int64_t phase_started_us, connect_phase_us, measure_started_us, deadline_us, finished_us;
+	int64_t first_msg_us, last_msg_us;
+	uint64_t messages, bytes, messages_before, bytes_before, events_with_ts;
+	uint64_t gaps, gap_events, out_of_order, resyncs, snapshots;
+	uint32_t *lat;
+	uint64_t lat_overflow;
+	int64_t lat_max, lat_min;
+	int64_t *connect_times; /* us per opened connection */
+	int connect_times_n;
+	char first_error[256];
+	long rss_before_kb, rss_connected_kb, rss_end_kb, hwm_kb;
+	unsigned long long server_ticks_start, server_ticks_end;
+	struct rusage usage_start, usage_end;
+	int interrupted;
+	lws_sorted_usec_list_t tick;
+} g;
+
+static int64_t now_real_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t now_mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* VmRSS / VmHWM of the server, in kB; -1 if unreadable. */
+static long proc_status_kb(int pid, const char *field)
+{
+	char path[64], line[256];
+	long value = -1;
+	size_t len = strlen(field);
+	snprintf(path, sizeof path, "/proc/%d/status", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f))
+		if (!strncmp(line, field, len) && line[len] == ':') {
+			value = strtol(line + len + 1, NULL, 10);
+			break;
+		}
+	fclose(f);
+	return value;
+}
+
+/* utime + stime of the server, in clock ticks. */
+static unsigned long long proc_cpu_ticks(int pid)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof path, "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	size_t got = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[got] = 0;
+	/* The command name may hold spaces: fields restart after the last ')'. */
+	char *p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	p += 2; /* field 3, state */
+	unsigned long long utime = 0, stime = 0;
+	for (int field = 3; field <= 15 && p; field++) {
+		if (field == 14)
+			utime = strtoull(p, NULL, 10);
+		if (field == 15)
+			stime = strtoull(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	return utime + stime;
+}
+
+/* Finds `"key":` in the first `limit` bytes and parses the integer after it. */
+static int find_int(const unsigned char *msg, size_t len, const char *key, size_t limit, int64_t *out)
+{
+	size_t klen = strlen(key);
+	if (len > limit)
+		len = limit;
+	const unsigned char *p = memmem(msg, len, key, klen);
+	if (!p)
+		return 0;
+	p += klen;
+	const unsigned char *end = msg + len;
+	int negative = 0;
+	if (p < end && *p == '-') {
+		negative = 1;
+		p++;
+	}
+	if (p >= end || *p < '0' || *p > '9')
+		return 0;
+	int64_t v = 0;
+	while (p < end && *p >= '0' && *p <= '9')
+		v = v * 10 + (*p++ - '0');
+	*out = negative ? -v : v;
+	return 1;
+}
+
+static void on_message(struct conn *c, const unsigned char *msg, size_t len)
+{
+	int64_t now = now_real_us();
+	g.messages++;
+	g.bytes += len;
+	if (g.phase < 2) {
+		g.messages_before++;
+		g.bytes_before += len;
+	}
+	else {
+		if (!g.first_msg_us)
+			g.first_msg_us = now_mono_us();
+		g.last_msg_us = now_mono_us();
+	}
+	int64_t seq, ts;
+	/* A snapshot (re)sets the connection's place in the stream. */
+	if (len > 18 && !memcmp(msg, "{\"type\":\"snapshot\"", 18)) {
+		g.snapshots++;
+		if (memmem(msg, len > 200 ? 200 : len, "\"reason\":\"resync\"", 17))
+			g.resyncs++;
+		if (find_int(msg, len, "\"seq\":", 300, &seq))
+			c->last_seq = seq;
+		return;
+	}
+	if (!find_int(msg, len, "\"seq\":", 64, &seq))
+		return; /* a reply (accepted, pong): not numbered */
+	if (c->last_seq >= 0) {
+		if (seq > c->last_seq + 1) {
+			g.gaps++;
+			g.gap_events += (uint64_t)(seq - c->last_seq - 1);
+		} else if (seq <= c->last_seq)
+			g.out_of_order++;
+	}
+	c->last_seq = seq;
+	if (g.phase == 2 && find_int(msg, len, "\"ts\":", 96, &ts)) {
+		int64_t lat = now - ts;
+		if (lat < 0)
+			lat = 0;
+		g.events_with_ts++;
+		if (lat < LAT_BUCKETS)
+			g.lat[lat]++;
+		else
+			g.lat_overflow++;
+		if (lat > g.lat_max)
+			g.lat_max = lat;
+		if (g.lat_min < 0 || lat < g.lat_min)
+			g.lat_min = lat;
+	}
+}
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
+{
+	struct conn *c = wsi ? (struct conn *)lws_get_opaque_user_data(wsi) : NULL;
+	(void)user;
+
+	switch (reason) {
+	case LWS_CALLBACK_CLIENT_ESTABLISHED:
+		if (!c)
+			break;
+		c->state = C_OPEN;
+		g.opened++;
+		if (g.connect_times_n < g.n)
+			g.connect_times[g.connect_times_n++] = now_mono_us() - c->connect_started_us;
+		if (g.send_on_open) {
+			c->pending_text = g.send_on_open;
+			c->pending_sends = 1;
+			lws_callback_on_writable(wsi);
+		}
+		break;
+
+	case LWS_CALLBACK_CLIENT_RECEIVE:
+		if (!c)
+			break;
+		if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi) && !c->rx_len) {
+			on_message(c, in, len);
+			break;
+		}
+		if (c->rx_len + len > c->rx_cap) {
+			size_t cap = c->rx_cap ? c->rx_cap : 4096;
+			while (cap < c->rx_len + len)
+				cap *= 2;
+			unsigned char *grown = realloc(c->rx, cap);
+			if (!grown)
+				return -1;
+			c->rx = grown;
+			c->rx_cap = cap;
+		}
+		memcpy(c->rx + c->rx_len, in, len);
+		c->rx_len += len;
+		if (lws_is_final_fragment(wsi) && !lws_remaining_packet_payload(wsi)) {
+			on_message(c, c->rx, c->rx_len);
+			c->rx_len = 0;
+		}
+		break;
+
+	case LWS_CALLBACK_CLIENT_WRITEABLE: {
+		if (!c || !c->pending_sends || !c->pending_text)
+			break;
+		size_t tlen = strlen(c->pending_text);
+		unsigned char *buf = malloc(LWS_PRE + tlen);
+		if (!buf)
+			return -1;
+		memcpy(buf + LWS_PRE, c->pending_text, tlen);
+		int written = lws_write(wsi, buf + LWS_PRE, tlen, LWS_WRITE_TEXT);
+		free(buf);
+		if (written < (int)tlen)
+			return -1;
+		if (--c->pending_sends > 0)
+			lws_callback_on_writable(wsi);
+		break;
+	}
+
+	case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
+		if (!c)
+			break;
+		if (!g.first_error[0])
+			snprintf(g.first_error, sizeof g.first_error, "%.*s", in ? (int)len : 0,
+				 in ? (const char *)in : "");
+		if (!g.first_error[0])
+			snprintf(g.first_error, sizeof g.first_error, "connection error");
+		if (c->state == C_OPEN)
+			g.dropped++;
+		else
+			g.failed++;
+		c->state = C_FAILED;
+		c->wsi = NULL;
+		break;
+
+	case LWS_CALLBACK_CLIENT_CLOSED:
+		if (!c)
+			break;
+		if (c->state == C_OPEN) {
+			if (g.phase < 3)
+				g.dropped++;
+			else
+				g.closed_by_us++;
+		}
+		c->state = C_CLOSED;
+		c->wsi = NULL;
+		break;
+
+	default:
+		break;
+	}
+	return 0;
+}
+
+static const struct lws_protocols protocols[] = {
+	{ "bench", callback, 0, 16384, 0, NULL, 0 },
+	{ NULL, NULL, 0, 0, 0, NULL, 0 },
+};
+
+static void start_connect(struct conn *c)
+{
+	struct lws_client_connect_info info;
+	memset(&info, 0, sizeof info);
+	info.context = g.context;
+	info.address = g.host;
+	info.port = g.port;
+	info.path = g.path;
+	info.host = g.host;
+	info.ietf_version_or_minus_one = -1;
+	info.local_protocol_name = "bench";
+	info.opaque_user_data = c;
+	info.pwsi = &c->wsi;
+	c->state = C_CONNECTING;
+	c->connect_started_us = now_mono_us();
+	g.initiated++;
+	if (!lws_client_connect_via_info(&info) && c->state == C_CONNECTING) {
+		c->state = C_FAILED;
+		g.failed++;
+		if (!g.first_error[0])
+			snprintf(g.first_error, sizeof g.first_error, "lws_client_connect_via_info failed");
+	}
+}
+
+static int stdin_closed(void)
+{
+	struct pollfd p = { .fd = 0, .events = POLLIN };
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	char buf[256];
+	ssize_t got = read(0, buf, sizeof buf);
+	return got == 0 || (got < 0 && errno != EAGAIN && errno != EINTR);
+}
+
+static void begin_measuring(void)
+{
+	g.phase = 2;
+	g.measure_started_us = now_mono_us();
+	g.deadline_us = g.measure_started_us + (int64_t)(g.duration * 1e6);
+	if (g.server_pid)
+		g.server_ticks_start = proc_cpu_ticks(g.server_pid);
+	getrusage(RUSAGE_SELF, &g.usage_start);
+	if (g.start_text && g.starts > 0) {
+		for (int i = 0; i < g.n; i++)
+			if (g.conns[i].state == C_OPEN) {
+				g.conns[i].pending_text = g.start_text;
+				g.conns[i].pending_sends = g.starts;
+				lws_callback_on_writable(g.conns[i].wsi);
+				break;
+			}
+	}
+}
+
+static void finish(void)
+{
+	g.phase = 3;
+	g.finished_us = now_mono_us();
+	getrusage(RUSAGE_SELF, &g.usage_end);
+	if (g.server_pid) {
+		g.server_ticks_end = proc_cpu_ticks(g.server_pid);
+		g.rss_end_kb = proc_status_kb(g.server_pid, "VmRSS");
+		g.hwm_kb = proc_status_kb(g.server_pid, "VmHWM");
+	}
+}
+
+/* The phase machine, every 5 ms on the service thread. */
+static void on_tick(lws_sorted_usec_list_t *sul)
+{
+	int64_t now = now_mono_us();
+	(void)sul;
+	if (g.interrupted && g.phase < 3) {
+		if (g.phase < 2)
+			begin_measuring();
+		finish();
+	}
+	switch (g.phase) {
+	case 0: {
+		int pending = g.initiated - g.opened - g.failed - g.dropped;
+		int budget = g.inflight - pending;
+		while (budget-- > 0 && g.initiated < g.n)
+			start_connect(&g.conns[g.initiated]);
+		int settled = g.initiated == g.n && g.opened + g.failed + g.dropped >= g.n;
+		if (settled || now - g.phase_started_us > (int64_t)(g.connect_timeout * 1e6)) {
+			g.connect_phase_us = now - g.phase_started_us;
+			g.phase = 1;
+			g.phase_started_us = now;
+			printf("connected %d failed %d\n", g.opened, g.failed);
+			fflush(stdout);
+		}
+		break;
+	}
+	case 1:
+		/* Let the connect snapshots arrive and the server settle (the RSS reading for idle
+		 * connections is taken at the end of it). */
+		if (now - g.phase_started_us > (int64_t)((g.hold > 0 ? g.hold : 0.5) * 1e6)) {
+			if (g.server_pid)
+				g.rss_connected_kb = proc_status_kb(g.server_pid, "VmRSS");
+			begin_measuring();
+		}
+		break;
+	case 2: {
+		int over = now >= g.deadline_us;
+		if (g.stop_on_stdin_eof && stdin_closed())
+			over = 1;
+		if (over) {
+			/* After the duration, wait for the stream to go quiet (events still in flight). */
+			int64_t quiet_since = g.last_msg_us ? g.last_msg_us : g.measure_started_us;
+			if (g.stop_on_stdin_eof || now - quiet_since > 500000 || now >= g.deadline_us + (int64_t)(g.tail * 1e6) ||
+			    g.opened - g.dropped <= 0)
+				finish();
+		}
+		break;
+	}
+	default:
+		break;
+	}
+	if (g.phase < 3)
+		lws_sul_schedule(g.context, 0, &g.tick, on_tick, 5000);
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g.interrupted = 1;
+}
+
+static int64_t percentile_connect(double q)
+{
+	if (!g.connect_times_n)
+		return -1;
+	/* insertion into a sorted copy would be slow at 20k: use qsort */
+	return g.connect_times[(size_t)(q * (g.connect_times_n - 1))];
+}
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int64_t lat_percentile(double q)
+{
+	uint64_t total = g.events_with_ts, want, seen = 0;
+	if (!total)
+		return -1;
+	want = (uint64_t)(q * (double)total);
+	if (want >= total)
+		want = total - 1;
+	for (int64_t i = 0; i < LAT_BUCKETS; i++) {
+		seen += g.lat[i];
+		if (seen > want)
+			return i;
+	}
+	return g.lat_max;
+}
+
+static double tv_seconds(struct timeval tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: bench-client --url ws://127.0.0.1:PORT/PATH -n N [--duration S] [--tail S]\n"
+		"         [--send-on-open TEXT] [--start TEXT [--starts K]] [--hold S]\n"
+		"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	const char *url = NULL;
+	g.n = 1;
+	g.duration = 5;
+	g.tail = 5;
+	g.connect_timeout = 60;
+	g.inflight = 256;
+	g.starts = 1;
+	g.lat_min = -1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define TAKE() (v ? (i++, v) : (usage(), ""))
+		if (!strcmp(a, "--url")) url = TAKE();
+		else if (!strcmp(a, "-n")) g.n = atoi(TAKE());
+		else if (!strcmp(a, "--duration")) g.duration = atof(TAKE());
+		else if (!strcmp(a, "--tail")) g.tail = atof(TAKE());
+		else if (!strcmp(a, "--hold")) g.hold = atof(TAKE());
+		else if (!strcmp(a, "--send-on-open")) g.send_on_open = TAKE();
+		else if (!strcmp(a, "--start")) g.start_text = TAKE();
+		else if (!strcmp(a, "--starts")) g.starts = atoi(TAKE());
+		else if (!strcmp(a, "--server-pid")) g.server_pid = atoi(TAKE());
+		else if (!strcmp(a, "--inflight")) g.inflight = atoi(TAKE());
+		else if (!strcmp(a, "--connect-timeout")) g.connect_timeout = atof(TAKE());
+		else if (!strcmp(a, "--quiet")) g.quiet = 1;
+		else if (!strcmp(a, "--stop-on-stdin-eof")) g.stop_on_stdin_eof = 1;
+		else usage();
+#undef TAKE
+	}
+	if (!url || g.n < 1 || g.n > 20000 || g.duration < 0 || g.duration > 3600)
+		usage();
+	if (sscanf(url, "ws://%255[^:/]:%d%511s", g.host, &g.port, g.path) < 2)
+		usage();
+	if (!g.path[0])
+		strcpy(g.path, "/");
+
+	/* One descriptor per connection, plus lws's own. */
+	struct rlimit rl;
+	if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if ((rlim_t)g.n + 64 > rl.rlim_cur) {
+		fprintf(stderr, "bench-client: -n %d needs more open files than the limit %llu\n", g.n,
+			(unsigned long long)rl.rlim_cur);
+		return 2;
+	}
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	g.conns = calloc((size_t)g.n, sizeof *g.conns);
+	g.connect_times = calloc((size_t)g.n, sizeof *g.connect_times);
+	g.lat = calloc(LAT_BUCKETS, sizeof *g.lat);
+	if (!g.conns || !g.connect_times || !g.lat)
+		return 1;
+	for (int i = 0; i < g.n; i++) {
+		g.conns[i].index = i;
+		g.conns[i].last_seq = -1;
+	}
+
+	lws_set_log_level(LLL_ERR, NULL);
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof info);
+	info.port = CONTEXT_PORT_NO_LISTEN;
+	info.protocols = protocols;
+	info.gid = -1;
+	info.uid = -1;
+	info.fd_limit_per_thread = (unsigned int)g.n + 64;
+	info.pt_serv_buf_size = 64 * 1024;
+	info.timeout_secs = 30;
+	g.context = lws_create_context(&info);
+	if (!g.context) {
+		fprintf(stderr, "bench-client: cannot create a libwebsockets context\n");
+		return 1;
+	}
+	if (g.server_pid)
+		g.rss_before_kb = proc_status_kb(g.server_pid, "VmRSS");
+	g.phase_started_us = now_mono_us();
+	lws_sul_schedule(g.context, 0, &g.tick, on_tick, 1);
+	while (g.phase < 3)
+		if (lws_service(g.context, 0) < 0)
+			break;
+	if (g.phase < 3)
+		finish();
+	lws_context_destroy(g.context);
+
+	/* Results */
+	qsort(g.connect_times, (size_t)g.connect_times_n, sizeof *g.connect_times, cmp64);
+	double window = (g.first_msg_us && g.last_msg_us > g.first_msg_us) ? (g.last_msg_us - g.first_msg_us) / 1e6 : 0;
+	uint64_t measured = g.messages - g.messages_before;
+	double rate = window > 0 ? measured / window : 0;
+	double byte_rate = window > 0 ? (double)(g.bytes - g.bytes_before) / window : 0;
+	double measure_s = (g.finished_us - g.measure_started_us) / 1e6;
+	long hz = sysconf(_SC_CLK_TCK);
+	double client_cpu = tv_seconds(g.usage_end.ru_utime) + tv_seconds(g.usage_end.ru_stime) -
+			    tv_seconds(g.usage_start.ru_utime) - tv_seconds(g.usage_start.ru_stime);
+	double server_cpu = g.server_pid && measure_s > 0
+				    ? (double)(g.server_ticks_end - g.server_ticks_start) / hz / measure_s * 100
+				    : -1;
+	double client_cpu_pct = measure_s > 0 ? client_cpu / measure_s * 100 : -1;
+	long per_conn_b = g.opened > 0 && g.rss_before_kb > 0 && g.rss_connected_kb > 0
+				  ? (g.rss_connected_kb - g.rss_before_kb) * 1024 / g.opened
+				  : -1;
+
+	printf("{\"n\":%d,\"opened\":%d,\"failed\":%d,\"dropped\":%d,"
+	       "\"connect_phase_s\":%.3f,\"connect_ms_p50\":%.3f,\"connect_ms_p99\":%.3f,\"connect_ms_max\":%.3f,"
+	       "\"messages\":%" PRIu64 ",\"messages_before_start\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
+	       "\"window_s\":%.3f,\"msgs_per_s\":%.0f,\"bytes_per_s\":%.0f,"
+	       "\"events_with_ts\":%" PRIu64 ",\"lat_ms_p50\":%.3f,\"lat_ms_p99\":%.3f,\"lat_ms_max\":%.3f,"
+	       "\"gaps\":%" PRIu64 ",\"gap_events\":%" PRIu64 ",\"out_of_order\":%" PRIu64 ",\"snapshots\":%" PRIu64
+	       ",\"resyncs\":%" PRIu64 ","
+	       "\"server_cpu_pct\":%.1f,\"client_cpu_pct\":%.1f,"
+	       "\"server_rss_kb_before\":%ld,\"server_rss_kb_connected\":%ld,\"server_rss_kb_end\":%ld,"
+	       "\"server_hwm_kb\":%ld,\"server_rss_bytes_per_conn\":%ld,\"first_error\":\"%s\"}\n",
+	       g.n, g.opened, g.failed, g.dropped, g.connect_phase_us / 1e6,
+	       percentile_connect(0.5) / 1e3, percentile_connect(0.99) / 1e3,
+	       g.connect_times_n ? g.connect_times[g.connect_times_n - 1] / 1e3 : -1.0,
+	       measured, g.messages_before, g.bytes, window, rate, byte_rate, g.events_with_ts,
+	       lat_percentile(0.5) / 1e3, lat_percentile(0.99) / 1e3, g.events_with_ts ? g.lat_max / 1e3 : -1.0,
+	       g.gaps, g.gap_events, g.out_of_order, g.snapshots, g.resyncs, server_cpu, client_cpu_pct,
+	       g.rss_before_kb, g.rss_connected_kb, g.rss_end_kb, g.hwm_kb, per_conn_b, g.first_error);
+	fflush(stdout);
+	if (!g.quiet)
+		fprintf(stderr,
+			"%d/%d open (%d failed, %d dropped), connect p50 %.1f ms p99 %.1f ms; %" PRIu64
+			" msgs in %.2f s = %.0f msg/s, %.1f MB/s; latency p50 %.2f ms p99 %.2f ms max %.2f ms; "
+			"gaps %" PRIu64 "; server CPU %.0f%%, client CPU %.0f%%\n",
+			g.opened, g.n, g.failed, g.dropped, percentile_connect(0.5) / 1e3, percentile_connect(0.99) / 1e3,
+			measured, window, rate, byte_rate / 1e6, lat_percentile(0.5) / 1e3, lat_percentile(0.99) / 1e3,
+			g.lat_max / 1e3, g.gaps, server_cpu, client_cpu_pct);
+	for (int i = 0; i < g.n; i++)
+		free(g.conns[i].rx);
+	free(g.conns);
+	free(g.connect_times);
+	free(g.lat);
+	return 0;
+}
