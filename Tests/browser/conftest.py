@@ -3,11 +3,14 @@
 Environment:
   HERALD_BIN          the herald binary (default: .build/debug/herald under the repository root)
   HERALD_CORPUS_FILES files in the generated search corpus (default 300)
-  HERALD_CORPUS_KB    size of each corpus file in KiB (default 256; raise it for a release build)
+  HERALD_CORPUS_KB    size of each corpus file in KiB (default 256)
+  HERALD_SEARCH_SECONDS how long a search of the corpus should take (default 3): before the tests, files
+                      without matches are added until one does (up to HERALD_CORPUS_MAX_MB, default 2048)
   HERALD_SCREENSHOT=1 also save docs/dashboard.png (a search in progress)
 Screenshots of every test go to test-artifacts/ (gitignored).
 """
 
+import json
 import os
 import queue
 import shutil
@@ -16,6 +19,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -23,7 +27,7 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
-from corpus import CORPUS_FILE_KB, CORPUS_FILES, generate_corpus
+from .corpus import CORPUS_FILE_KB, CORPUS_FILES, NEEDLE, add_bulk, generate_corpus
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -37,11 +41,57 @@ def herald_binary() -> Path:
 # ---- the search corpus ------------------------------------------------------------------------------
 
 
+# A search must last long enough to be watched and cancelled; how long depends on the build (debug or
+# release) and the machine's cores, so the corpus grows until one takes about this long.
+SEARCH_SECONDS = float(os.environ.get("HERALD_SEARCH_SECONDS", "3"))
+MAX_CORPUS_MB = int(os.environ.get("HERALD_CORPUS_MAX_MB", "2048"))
+
+
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("corpus")
     generate_corpus(root, CORPUS_FILES, CORPUS_FILE_KB)
+    _calibrate(root, tmp_path_factory)
     return root
+
+
+def _timed_search(base_url: str) -> float:
+    """Runs one search over REST and returns how long it ran by the server's clock, in seconds."""
+    request = urllib.request.Request(
+        base_url + "api/jobs", data=json.dumps({"kind": "search", "params": {"query": NEEDLE}}).encode(),
+        headers={"Content-Type": "application/json"}, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        job_id = json.loads(response.read())["id"]
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(base_url + "api/jobs", timeout=10) as response:
+            jobs = {job["id"]: job for job in json.loads(response.read())["jobs"]}
+        job = jobs.get(job_id)
+        if job and job["state"] in ("succeeded", "failed", "cancelled", "interrupted"):
+            assert job["state"] == "succeeded", job
+            return (job["finishedAt"] - job["startedAt"]) / 1000
+        time.sleep(0.1)
+    raise AssertionError("the calibration search did not end")
+
+
+def _calibrate(root: Path, tmp_path_factory) -> None:
+    binary = herald_binary()
+    if not binary.exists() or SEARCH_SECONDS <= 0:
+        return
+    base = tmp_path_factory.mktemp("calibration")
+    (base / "data").mkdir()
+    server = HeraldServer(binary, root, base / "data", base)
+    server.start()
+    try:
+        for _ in range(3):
+            seconds = _timed_search(server.url)
+            size = sum(f.stat().st_size for f in root.rglob("*") if f.is_file())
+            if seconds >= 0.8 * SEARCH_SECONDS or size >= MAX_CORPUS_MB * 1024 * 1024:
+                break
+            wanted = min(size * (SEARCH_SECONDS / max(seconds, 0.05) - 1), MAX_CORPUS_MB * 1024 * 1024 - size)
+            add_bulk(root, int(wanted))
+    finally:
+        server.stop()
 
 
 # ---- the server ---------------------------------------------------------------------------------------
@@ -163,14 +213,23 @@ def server(corpus, tmp_path_factory):
 
 
 @pytest.fixture
-def own_server(corpus, tmp_path_factory):
-    """A server for one test alone, for tests that stop and restart it."""
-    instance = _make_server(corpus, tmp_path_factory, "own-server")
-    instance.start()
+def server_factory(corpus, tmp_path_factory):
+    """server_factory(*extra_args) → a started server of its own (for tests that restart it or need other
+    flags); all are stopped at the end of the test."""
+    made = []
+
+    def make(*extra_args):
+        instance = _make_server(corpus, tmp_path_factory, "own-server")
+        instance.extra_args = list(extra_args)
+        made.append(instance)
+        instance.start()
+        return instance
+
     try:
-        yield instance
+        yield make
     finally:
-        instance.stop()
+        for instance in made:
+            instance.stop()
 
 
 # ---- the browser ----------------------------------------------------------------------------------------

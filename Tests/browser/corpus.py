@@ -21,12 +21,16 @@ FILLER_WORDS = (
 ).split()
 
 
-def generate_corpus(root: Path, files: int, file_kb: int) -> None:
+def _filler_block() -> bytes:
     rng = random.Random(7)
     lines = []
     for _ in range(2048):
         lines.append(" ".join(rng.choice(FILLER_WORDS) for _ in range(rng.randint(6, 14))))
-    block = ("\n".join(lines) + "\n").encode()
+    return ("\n".join(lines) + "\n").encode()
+
+
+def generate_corpus(root: Path, files: int, file_kb: int) -> None:
+    block = _filler_block()
     target = file_kb * 1024
     for index in range(files):
         folder = root / f"area{index % 10}"
@@ -41,6 +45,25 @@ def generate_corpus(root: Path, files: int, file_kb: int) -> None:
             body += block
         with open(folder / f"file{index:04d}.txt", "wb") as handle:
             handle.write(body[:target].rsplit(b"\n", 1)[0] + b"\n")
+
+
+def add_bulk(root: Path, total_bytes: int, file_mb: int = 4) -> int:
+    """Adds files of filler without a single match under bulk/, so a search takes longer but finds the
+    same matches. Returns the bytes added."""
+    block = _filler_block()
+    folder = root / "bulk"
+    folder.mkdir(exist_ok=True)
+    existing = len(list(folder.iterdir()))
+    size = file_mb * 1024 * 1024
+    chunk = block * (size // len(block) + 1)
+    chunk = chunk[:size].rsplit(b"\n", 1)[0] + b"\n"
+    added = 0
+    index = existing
+    while added < total_bytes:
+        (folder / f"bulk{index:05d}.txt").write_bytes(chunk)
+        added += len(chunk)
+        index += 1
+    return added
 
 
 def expected_locations(case_sensitive: bool = False) -> set:

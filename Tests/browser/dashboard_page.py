@@ -65,6 +65,14 @@ class Dashboard:
     def find_all(self, selector):
         return self.driver.find_elements(By.CSS_SELECTOR, selector)
 
+    def texts(self, selector):
+        """The textContent of every element matching `selector`, in one round trip."""
+        return self.driver.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0]), (e) => e.textContent)", selector)
+
+    def count(self, selector):
+        return self.driver.execute_script("return document.querySelectorAll(arguments[0]).length", selector)
+
     def by_id(self, element_id):
         return self.driver.find_element(By.ID, element_id)
 

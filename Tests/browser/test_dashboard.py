@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from corpus import MATCHES_CASE_SENSITIVE, MATCHES_IGNORING_CASE, NEEDLE, expected_locations
-from dashboard_page import CONNECTION_NOISE, Dashboard
+from .corpus import MATCHES_CASE_SENSITIVE, MATCHES_IGNORING_CASE, NEEDLE, expected_locations
+from .dashboard_page import CONNECTION_NOISE, Dashboard
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 PUBLIC = REPO_ROOT / "Public"
@@ -102,12 +102,12 @@ def test_search_in_two_windows(server, browser):
         assert fractions == sorted(fractions), f"the bar went backwards: {fractions}"
     # The match list filled, with the query highlighted case-insensitively.
     for page in (one, two):
-        page.wait(lambda d, p=page: len(p.find_all("#matches .match")) == MATCHES_IGNORING_CASE,
+        page.wait(lambda d, p=page: p.count("#matches .match") == MATCHES_IGNORING_CASE,
                   message="the match list did not fill")
         assert page.by_id("match-count").get_attribute("data-count") == str(MATCHES_IGNORING_CASE)
-        marks = {mark.text for mark in page.find_all("#matches mark")[:50]}
-        assert marks and all(mark.lower() == NEEDLE for mark in marks), marks
-        assert {"needle", "Needle"} <= {m.text for m in page.find_all("#matches mark")}
+        marks = page.texts("#matches mark")
+        assert len(marks) == MATCHES_IGNORING_CASE and {m.lower() for m in marks} == {NEEDLE}, set(marks)
+        assert set(marks) == {"needle", "Needle"}
         assert match_locations(page) == expected_locations()
         summary = page.row(job).find_element("css selector", ".job-outcome").text
         assert f"{MATCHES_IGNORING_CASE} matches" in summary.replace(",", ""), summary
@@ -123,11 +123,24 @@ def test_a_tab_opened_mid_search_gets_every_match(server, browser):
     assert not late.search_start_enabled()
     late.wait(lambda d: late.job_state(job) == "succeeded", SEARCH_TIMEOUT)
     # The matches it missed are loaded with `page` once the search ended.
-    late.wait(lambda d: len(late.find_all("#matches .match")) == MATCHES_IGNORING_CASE, message="missed matches not loaded")
+    late.wait(lambda d: late.count("#matches .match") == MATCHES_IGNORING_CASE, message="missed matches not loaded")
     late.wait(lambda d: late.search_start_enabled())
     assert late.by_id("match-count").get_attribute("data-count") == str(MATCHES_IGNORING_CASE)
     assert match_locations(late) == expected_locations()
     assert_no_console_errors(one, late)
+
+
+def test_capped_matches_say_so(server_factory, browser):
+    small = server_factory("--max-results", "50")
+    page = Dashboard(browser(), small.url).open()
+    job = page.start_search(NEEDLE)
+    page.wait(lambda d: page.job_state(job) == "succeeded", SEARCH_TIMEOUT)
+    page.wait(lambda d: page.by_id("match-capped").is_displayed(), message="no note that the list is capped")
+    assert page.count("#matches .match") == 50
+    note = page.by_id("match-capped").text.replace(",", "")
+    assert "first 50" in note and f"of {MATCHES_IGNORING_CASE}" in note, note
+    assert page.by_id("match-count").get_attribute("data-count") == str(MATCHES_IGNORING_CASE)
+    assert_no_console_errors(page)
 
 
 def test_case_sensitive_search_and_impatient_clicks(server, browser):
@@ -150,8 +163,8 @@ def test_case_sensitive_search_and_impatient_clicks(server, browser):
     page.wait(lambda d: page.search_start_enabled())
     assert [j for j in page.job_ids("search") if j not in before] == [job]
     assert page.by_id("search-error").text == ""
-    page.wait(lambda d: len(page.find_all("#matches .match")) == MATCHES_CASE_SENSITIVE)
-    assert {m.text for m in page.find_all("#matches mark")} == {NEEDLE}
+    page.wait(lambda d: page.count("#matches .match") == MATCHES_CASE_SENSITIVE)
+    assert set(page.texts("#matches mark")) == {NEEDLE}
     assert match_locations(page) == expected_locations(case_sensitive=True)
     assert_no_console_errors(page)
 
@@ -162,6 +175,12 @@ def test_cancel_mid_search_shows_in_both_windows(server, browser):
     job = one.start_search(NEEDLE)
     two.wait(lambda d: two.has_row(job) and two.job_state(job) == "running" and two.progress_fraction(job) > 0,
              SEARCH_TIMEOUT, "the search never ran in the second window")
+    # A start that slips through (another tab's search not heard of yet) is refused as busy, in words.
+    two.by_id("search-query").send_keys("other")
+    two.js("document.getElementById('search-start').disabled = false")
+    two.by_id("search-start").click()
+    busy = two.wait(lambda d: two.by_id("search-error").text or False, message="no busy error")
+    assert busy.startswith("A search is already running"), busy
     two.row(job).find_element("css selector", ".job-cancel").click()
     for page in (one, two):
         page.wait(lambda d, p=page: p.job_state(job) == "cancelled", message="not cancelled")
@@ -396,7 +415,8 @@ def test_resumes_after_a_network_drop(server, browser):
     assert_no_console_errors(page, allow=CONNECTION_NOISE)
 
 
-def test_reconnects_after_a_restart_and_restores_state(own_server, browser):
+def test_reconnects_after_a_restart_and_restores_state(server_factory, browser):
+    own_server = server_factory()
     page = Dashboard(browser(), own_server.url).open()
     epoch_before = page.js("return Herald.debug.store.epoch")
     before = set(page.job_ids("sort"))
@@ -416,7 +436,12 @@ def test_reconnects_after_a_restart_and_restores_state(own_server, browser):
     page.wait_live(timeout=60)
     page.wait(lambda d: page.has_row(job) and page.job_state(job) == "succeeded", message="past job not restored")
     assert page.js("return Herald.debug.store.epoch") != epoch_before
+    assert page.js("return Herald.debug.store.snapshots.lastReason") == "resume"
     assert page.search_start_enabled()
+    # The sorted numbers of the past job can still be paged.
+    page.by_id("sort-next").click()
+    page.wait(lambda d: page.by_id("sort-table").get_attribute("data-offset") == "100" and len(_sort_values(page)) == 100,
+              message="the past sort's next page did not load after the restart: " + page.by_id("sort-error").text)
     assert_no_console_errors(page, allow=CONNECTION_NOISE)
 
 
@@ -424,7 +449,7 @@ def test_reconnects_after_a_restart_and_restores_state(own_server, browser):
 def test_screenshot_for_the_docs(server, browser):
     page = Dashboard(browser(1280, 1000), server.url).open()
     job = page.start_search(NEEDLE)
-    page.wait(lambda d: 0.3 < page.progress_fraction(job) < 0.9 and len(page.find_all("#matches .match")) > 5,
+    page.wait(lambda d: 0.3 < page.progress_fraction(job) < 0.9 and page.count("#matches .match") > 5,
               SEARCH_TIMEOUT)
     target = REPO_ROOT / "docs" / "dashboard.png"
     page.driver.save_screenshot(str(target))
