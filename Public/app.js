@@ -134,6 +134,7 @@
     switch (what) {
       case 'reset':
         ui.searchAwaitJob = null;
+        if (fmt.isNumber(store.limits.maxSortCount)) $('sort-count').max = String(store.limits.maxSortCount);
         jobsView.rebuild();
         matchesView.update();
         onNewsReset();
