@@ -231,6 +231,10 @@
       }
       const values = Array.isArray(reply.values) ? reply.values : [];
       store.applyResultsPage(jobId, offset, values, reply.total);
+      if (offset > 0 && store.results && store.results.job === jobId && store.results.items.length !== offset + values.length) {
+        requestResultsPage(jobId, 0); // a snapshot emptied the list while we paged: start over
+        return;
+      }
       const next = offset + values.length;
       const total = typeof reply.total === 'number' ? reply.total : next;
       if (values.length > 0 && next < Math.min(total, max) && store.results && store.results.job === jobId) {
