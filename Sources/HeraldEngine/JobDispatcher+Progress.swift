@@ -46,7 +46,12 @@ extension JobDispatcher: JobEventSink {
     func results(job: JobID, items: [JSONValue]) {
         queue.async { [self] in
             guard running[job] != nil else { return }
-            streamedResults[job, default: []].append(contentsOf: items)
+            // Kept for paging up to the search cap; beyond it results are streamed but not kept, so
+            // a runner that streams without end cannot grow memory without end.
+            let kept = streamedResults[job]?.count ?? 0
+            if kept < environment.maxSearchResults {
+                streamedResults[job, default: []].append(contentsOf: items.prefix(environment.maxSearchResults - kept))
+            }
             emit(.results(job: job, items: items))
         }
     }

@@ -41,9 +41,10 @@ public struct Outbox: Sendable {
         pendingBytes += frame.bytes.count
     }
 
-    /// Adds an event frame and applies the slow-client policy. `now` is in seconds (monotonic).
-    public mutating func appendEvent(_ frame: OutboundFrame, now: Double) -> Pressure {
-        append(frame)
+    /// Applies the slow-client policy when the outbox is over its cap. The caller invokes it only
+    /// when the socket cannot take more right now, so a burst bigger than the cap that the client
+    /// is reading away is not mistaken for a slow client. `now` is in seconds (monotonic).
+    public mutating func relieve(now: Double) -> Pressure {
         guard pendingBytes > capBytes else { return .fine }
         collapseProgress()
         guard pendingBytes > capBytes else { return .fine }
@@ -52,6 +53,8 @@ public struct Outbox: Sendable {
         resyncTimes.append(now)
         return resyncTimes.count >= resyncLimit ? .close : .resync
     }
+
+    public var isOverCap: Bool { pendingBytes > capBytes }
 
     /// Keeps only the newest unsent progress frame of each job.
     mutating func collapseProgress() {

@@ -4,40 +4,52 @@ import HeraldEngine
 /// Fan-out: events from the inbox into every connection's outbox, and outboxes onto sockets.
 /// Thread: the service thread.
 extension WebSocketServer {
-    /// Frames queued events once and offers the same bytes to every connection. Takes a slice of a
-    /// burst per turn of the service loop and wakes itself for the rest, so sockets are written in
-    /// between.
+    /// Frames queued events once and appends the same bytes to every connection's outbox, then
+    /// applies the slow-client policy to connections that are over their cap and whose socket is
+    /// full. Takes at most `inboxSliceBytes` per turn of the service loop and wakes itself for the
+    /// rest, so one huge burst does not hold up writes.
     func drainInbox() {
-        let slice = max(4096, min(configuration.writeBatchBytes, configuration.outboxCapBytes / 4))
-        let (events, more, stopRequested) = inbox.drain(maxBytes: slice)
+        let (events, more, stopRequested) = inbox.drain(maxBytes: Self.inboxSliceBytes)
         if stopRequested, !isClosing { beginClosing() }
         if more { inbox.wake() }
         guard !events.isEmpty, !connections.isEmpty else { return }
-        let now = uptime()
+        var touched: [OpaquePointer: Bool] = [:]
         for event in events {
             let frame = OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob), bytes: WebSocketFrame.text(event.json))
             for (wsi, connection) in connections where event.seq > connection.coveredThrough && connection.pendingClose == nil {
-                let wasEmpty = connection.outbox.isEmpty
-                let collapsedBefore = connection.outbox.collapsed
-                let pressure = connection.outbox.appendEvent(frame, now: now)
-                metrics.progressCollapsed += connection.outbox.collapsed - collapsedBefore
-                switch pressure {
-                case .fine:
-                    if wasEmpty { lws_callback_on_writable(wsi) }
-                case .resync:
-                    metrics.resyncs += 1
-                    logger.info("connection \(connection.id) fell behind; its backlog was replaced by a snapshot")
-                    sendSnapshot(to: connection, reason: .resync)
-                    lws_callback_on_writable(wsi)
-                case .close:
-                    metrics.slowClientCloses += 1
-                    connection.outbox.discardEvents()
-                    connection.pendingClose = (4008, "too slow: resynced \(configuration.resyncLimit) times in \(Int(configuration.resyncWindowSeconds)) s")
-                    lws_callback_on_writable(wsi)
-                }
+                if touched[wsi] == nil { touched[wsi] = connection.outbox.isEmpty }
+                connection.outbox.append(frame)
             }
         }
+        let now = uptime()
+        for (wsi, wasEmpty) in touched {
+            guard let connection = connections[wsi] else { continue }
+            // lws_send_pipe_choked costs a poll(): ask only for connections over their cap.
+            guard connection.outbox.isOverCap, lws_send_pipe_choked(wsi) != 0 else {
+                if wasEmpty { lws_callback_on_writable(wsi) }
+                continue
+            }
+            let collapsedBefore = connection.outbox.collapsed
+            let pressure = connection.outbox.relieve(now: now)
+            metrics.progressCollapsed += connection.outbox.collapsed - collapsedBefore
+            switch pressure {
+            case .fine:
+                break
+            case .resync:
+                metrics.resyncs += 1
+                logger.info("connection \(connection.id) fell behind; its backlog was replaced by a snapshot")
+                sendSnapshot(to: connection, reason: .resync)
+            case .close:
+                metrics.slowClientCloses += 1
+                connection.outbox.discardEvents()
+                connection.pendingClose = (4008, "too slow: resynced \(configuration.resyncLimit) times in \(Int(configuration.resyncWindowSeconds)) s")
+            }
+            lws_callback_on_writable(wsi)
+        }
     }
+
+    /// Encoded event bytes taken from the inbox per turn of the service loop.
+    static let inboxSliceBytes = 1 << 20
 
     func sendSnapshot(to connection: Connection, reason: WireEncoder.SnapshotReason) {
         let snapshot = engine.snapshot()

@@ -4,6 +4,7 @@ import XCTest
 
 /// The slow-client policy as a plain value: collapse, resync, close.
 final class OutboxTests: XCTestCase {
+    // (the server appends, then relieves when the socket is full; these tests do both at once)
     private func progress(_ seq: Int64, job: String, size: Int = 100) -> OutboundFrame {
         OutboundFrame(kind: .event(seq: seq, progressJob: JobID(job)), bytes: Array(repeating: 1, count: size))
     }
@@ -14,18 +15,18 @@ final class OutboxTests: XCTestCase {
 
     func testUnderTheCapNothingIsDropped() {
         var outbox = Outbox(capBytes: 1000)
-        for seq in 1...5 { XCTAssertEqual(outbox.appendEvent(progress(Int64(seq), job: "a"), now: 0), .fine) }
+        for seq in 1...5 { XCTAssertEqual(outbox.appendAndRelieve(progress(Int64(seq), job: "a"), now: 0), .fine) }
         XCTAssertEqual(outbox.count, 5)
         XCTAssertEqual(outbox.pendingBytes, 500)
     }
 
     func testOverTheCapProgressCollapsesToTheLatestPerJob() {
         var outbox = Outbox(capBytes: 450)
-        _ = outbox.appendEvent(lifecycle(1), now: 0)
-        _ = outbox.appendEvent(progress(2, job: "a"), now: 0)
-        _ = outbox.appendEvent(progress(3, job: "b"), now: 0)
-        _ = outbox.appendEvent(progress(4, job: "a"), now: 0)
-        XCTAssertEqual(outbox.appendEvent(progress(5, job: "a"), now: 0), .fine)
+        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
+        _ = outbox.appendAndRelieve(progress(2, job: "a"), now: 0)
+        _ = outbox.appendAndRelieve(progress(3, job: "b"), now: 0)
+        _ = outbox.appendAndRelieve(progress(4, job: "a"), now: 0)
+        XCTAssertEqual(outbox.appendAndRelieve(progress(5, job: "a"), now: 0), .fine)
         let kinds = outbox.frames.map(\.kind)
         XCTAssertEqual(kinds, [.event(seq: 1, progressJob: nil), .event(seq: 3, progressJob: JobID("b")), .event(seq: 5, progressJob: JobID("a"))])
         XCTAssertEqual(outbox.collapsed, 2)
@@ -34,20 +35,20 @@ final class OutboxTests: XCTestCase {
     func testStillOverTheCapAsksForResyncAndKeepsReplies() {
         var outbox = Outbox(capBytes: 250, resyncLimit: 3, resyncWindow: 10)
         outbox.append(OutboundFrame(kind: .reply, bytes: [9]))
-        _ = outbox.appendEvent(lifecycle(1), now: 0)
-        _ = outbox.appendEvent(lifecycle(2), now: 0)
-        XCTAssertEqual(outbox.appendEvent(lifecycle(3), now: 0), .resync)
+        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
+        _ = outbox.appendAndRelieve(lifecycle(2), now: 0)
+        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(3), now: 0), .resync)
         XCTAssertEqual(outbox.frames.map(\.kind), [.reply], "events dropped, the reply kept")
     }
 
     func testTooManyResyncsInTheWindowClose() {
         var outbox = Outbox(capBytes: 150, resyncLimit: 2, resyncWindow: 10)
-        _ = outbox.appendEvent(lifecycle(1), now: 0)
-        XCTAssertEqual(outbox.appendEvent(lifecycle(2), now: 0), .resync)
-        _ = outbox.appendEvent(lifecycle(3), now: 20)
-        XCTAssertEqual(outbox.appendEvent(lifecycle(4), now: 20), .resync, "the first resync left the window")
-        _ = outbox.appendEvent(lifecycle(5), now: 25)
-        XCTAssertEqual(outbox.appendEvent(lifecycle(6), now: 25), .close)
+        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
+        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(2), now: 0), .resync)
+        _ = outbox.appendAndRelieve(lifecycle(3), now: 20)
+        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(4), now: 20), .resync, "the first resync left the window")
+        _ = outbox.appendAndRelieve(lifecycle(5), now: 25)
+        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(6), now: 25), .close)
     }
 
     func testBatchesTakeWholeFramesUpToTheLimit() {
@@ -64,5 +65,12 @@ final class OutboxTests: XCTestCase {
         outbox.takeBatch(limit: 100, into: &buffer)
         XCTAssertEqual(buffer.count, 500, "a frame larger than the limit still goes out alone")
         XCTAssertTrue(outbox.isEmpty)
+    }
+}
+
+extension Outbox {
+    fileprivate mutating func appendAndRelieve(_ frame: OutboundFrame, now: Double) -> Pressure {
+        append(frame)
+        return relieve(now: now)
     }
 }

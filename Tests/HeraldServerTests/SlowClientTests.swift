@@ -8,14 +8,15 @@ final class SlowClientTests: XCTestCase {
         // Many small events quickly, a small cap, and a reader that never reads.
         let runner = GateRunner(steps: 20_000, free: true)
         let server = try LiveServer(runners: [runner]) {
-            $0.outboxCapBytes = 16 * 1024
+            $0.outboxCapBytes = 256 * 1024
             $0.resyncLimit = 1_000
         }
         defer { server.stop() }
         let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
         let fast = try server.client()
         fast.waitFor("snapshot") { $0.type == "snapshot" }
-        fast.send(["type": "start", "kind": "search", "params": ["query": "x"]])
+        // 20,000 events of about 500 bytes: more than the stalled socket's kernel buffers take.
+        fast.send(["type": "start", "kind": "search", "params": ["query": "x", "pad": 400]])
         fast.waitFor("succeeded", timeout: 60) { $0["job"]?["state"]?.stringValue == "succeeded" }
 
         let seqs = fast.events.compactMap(\.seq)
@@ -32,7 +33,8 @@ final class SlowClientTests: XCTestCase {
     }
 
     func testRepeatedResyncsCloseWith4008() throws {
-        let runner = GateRunner(steps: 5_000, free: true)
+        // An endless stream of large events: it runs until the stalled reader has been closed.
+        let runner = GateRunner(steps: 10_000_000, free: true)
         let server = try LiveServer(runners: [runner]) {
             $0.outboxCapBytes = 64 * 1024
             $0.resyncLimit = 3
@@ -40,11 +42,16 @@ final class SlowClientTests: XCTestCase {
         }
         defer { server.stop() }
         let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        let fast = try server.client()
-        fast.send(["type": "start", "kind": "search", "params": ["query": "x", "pad": 4000]])
-        fast.waitFor("succeeded", timeout: 60) { $0["job"]?["state"]?.stringValue == "succeeded" }
-        let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
-        XCTAssertTrue(metrics.contains("herald_slow_client_closes_total 1"), metrics)
+        let started = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
+        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        let deadline = Date(timeIntervalSinceNow: 60)
+        var closes = ""
+        while Date() < deadline, !closes.contains("herald_slow_client_closes_total 1") {
+            closes = try RawSocket.http(port: server.port, path: "/metrics").body
+        }
+        _ = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel")
+        XCTAssertTrue(closes.contains("herald_slow_client_closes_total 1"), closes)
+        XCTAssertTrue(closes.contains("herald_resyncs_total 2"), "two resyncs, and the third time it is closed")
         // The close frame (0x88) carries 4008 = 0x0FA8.
         let bytes = stalled.readAll(timeout: 2)
         let closeFrame = bytes.indices.dropLast(3).first { bytes[$0] == 0x88 && bytes[$0 + 2] == 0x0F && bytes[$0 + 3] == 0xA8 }

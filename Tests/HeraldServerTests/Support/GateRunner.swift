@@ -34,6 +34,8 @@ final class GateRunner: JobRunner, Sendable {
                 }
             }
             try context.checkCancelled()
+            // `pace` (microseconds per step) keeps an endless stream at a rate the server can carry.
+            if let pace = context.params["pace"]?.intValue { usleep(UInt32(pace)) }
             context.progress.report(completed: Int64(index), total: Int64(steps), message: "step \(index)")
             var item: JSONObject = ["step": .int(Int64(index))]
             // `pad` makes each result bigger, for tests that must outgrow the kernel's socket buffers.
