@@ -1,0 +1,192 @@
+"""Turns bench/run's results.jsonl into Markdown tables: medians of the runs, ratios to Herald, and
+the targets (reported, never asserted). usage: python3 bench/summarize.py results.jsonl"""
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+SERVERS = ["herald", "lws", "go", "python", "websocketd"]
+NAMES = {
+    "herald": "Herald",
+    "lws": "C libwebsockets (1 frame/write)",
+    "go": "Go gorilla/websocket hub",
+    "python": "Python websockets",
+    "websocketd": "websocketd + tail -F",
+}
+
+
+def median(values):
+    values = [v for v in values if v is not None and v == v and v >= 0]
+    return statistics.median(values) if values else None
+
+
+def fmt(value, digits=0, suffix=""):
+    if value is None:
+        return "–"
+    if digits == 0:
+        return "{:,.0f}{}".format(value, suffix)
+    return "{:,.{}f}{}".format(value, digits, suffix)
+
+
+def ratio(value, base):
+    if value is None or base in (None, 0):
+        return "–"
+    return "{:.2f}×".format(value / base)
+
+
+def main(path):
+    machine, machine_end = {}, {}
+    runs = defaultdict(list)  # (server, scenario) -> [result]
+    single = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            record = json.loads(line)
+            if "machine" in record:
+                machine = record["machine"]
+                continue
+            if "machine_end" in record:
+                machine_end = record["machine_end"]
+                continue
+            key = (record["server"], record["scenario"])
+            runs[key].append(record["result"])
+            single[key] = record["result"]
+
+    def m(server, scenario, field):
+        return median([r.get(field) for r in runs.get((server, scenario), [])])
+
+    def count(server, scenario):
+        return len(runs.get((server, scenario), []))
+
+    out = []
+    out.append("Machine: {} cores, {}, {} GiB; {}; load average at start {}, at end {}; {} s of measuring{}.".format(
+        machine.get("nproc"), machine.get("cpu"), machine.get("mem_gib"), machine.get("date"),
+        machine.get("load_start"), machine_end.get("load_end"), machine_end.get("seconds"),
+        " (--quick: one run each)" if machine.get("quick") else ""))
+    out.append("")
+    servers = [s for s in SERVERS if any(k[0] == s for k in runs)]
+
+    # Search
+    search = single.get(("herald", "search"))
+    if search:
+        out.append("### Search: {:.0f} MB corpus, warm cache, median of {} runs".format(search["corpus_bytes"] / 1e6, search["runs"]))
+        out.append("")
+        out.append("| tool | median s | job's own s (startedAt→finishedAt) | MB/s | matches | time vs Herald |")
+        out.append("|---|---:|---:|---:|---:|---:|")
+        for row in search["rows"]:
+            out.append("| {} | {:.3f} | {} | {:,.0f} | {} | {:.2f}× |".format(
+                row["tool"], row["median_s"], fmt(row.get("job_median_s"), 3), row["mb_per_s"], row["matches"], row["time_vs_herald"]))
+        out.append("")
+
+    # Report cost
+    s4 = [(name, single.get(("herald", "s4-" + name))) for name in ["plain", "serve0", "serve1000"]]
+    if any(r for _, r in s4):
+        out.append("### Report cost (s4): nanoseconds per call, median of runs")
+        out.append("")
+        out.append("| setting | report(completed:total:) wall | thread CPU | add(_:) 1 thread | add(_:) 2 threads, per thread (CPU) |")
+        out.append("|---|---:|---:|---:|---:|")
+        labels = {"plain": "engine only, no server", "serve0": "server + ticker 1,000 ev/s, 0 clients",
+                  "serve1000": "server + ticker 1,000 ev/s, 1,000 clients"}
+        for name, r in s4:
+            if r:
+                out.append("| {} | {:.2f} | {:.2f} | {:.2f} | {:.2f} |".format(
+                    labels[name], r["report_ns_wall"], r["report_ns_cpu"], r["add1_ns_wall"], r["add2_ns_per_call_per_thread_cpu"]))
+        plain = s4[0][1]
+        if plain and "scan_overhead_pct_per_line" in plain:
+            out.append("")
+            out.append("Scanning loop over {} MiB in memory ({:,} lines), thread CPU: no reports {:.1f} ms; "
+                       "a report per line {:.1f} ms ({:+.2f} %); a report per 64 KiB {:.1f} ms ({:+.2f} %).".format(
+                           plain["scan_mb"], plain["scan_lines"], plain["scan_ms_no_reports"], plain["scan_ms_report_per_line"],
+                           plain["scan_overhead_pct_per_line"], plain["scan_ms_report_per_64k"], plain["scan_overhead_pct_per_64k"]))
+        out.append("")
+
+    # s1
+    s1 = sorted({k[1] for k in runs if k[1].startswith("s1-")}, key=lambda s: int(s[4:]))
+    if s1:
+        out.append("### Fan-out at full speed (s1): one ticker at rate 0, deliveries per second to all clients (median)")
+        out.append("")
+        out.append("| server | " + " | ".join("N={:,}".format(int(s[4:])) for s in s1) + " | server CPU at N=1000 | client CPU at N=1000 |")
+        out.append("|---|" + "---:|" * len(s1) + "---:|---:|")
+        for server in servers:
+            cells = []
+            for s in s1:
+                v = m(server, s, "msgs_per_s")
+                base = m("herald", s, "msgs_per_s")
+                cells.append("–" if v is None else fmt(v) + ("" if server == "herald" else " ({})".format(ratio(v, base))))
+            out.append("| {} | {} | {} | {} |".format(NAMES[server], " | ".join(cells),
+                                                   fmt(m(server, "s1-n1000", "server_cpu_pct"), 0, " %"),
+                                                   fmt(m(server, "s1-n1000", "client_cpu_pct"), 0, " %")))
+        out.append("")
+        out.append("(Ratios are to Herald at the same N. Latency at full speed is queueing, not speed: p50 at N=1000 — " +
+                   ", ".join("{} {} ms".format(NAMES[s].split(" ")[0], fmt(m(s, "s1-n1000", "lat_ms_p50"), 0)) for s in servers
+                             if m(s, "s1-n1000", "lat_ms_p50") is not None) + "; gaps at N=1000 — " +
+                   ", ".join("{} {}".format(NAMES[s].split(" ")[0], fmt(m(s, "s1-n1000", "gap_events"))) for s in servers
+                             if m(s, "s1-n1000", "gap_events") is not None) + ".)")
+        out.append("")
+
+    # s2, s6
+    for scenario, title, expected in [("s2", "5 tickers × 20 ev/s, N=1,000 (s2)", 500), ("s6", "1,000 clients × 1,000 ev/s for 10 s (s6)", 10000)]:
+        if not any(k[1] == scenario for k in runs):
+            continue
+        out.append("### " + title + ": latency from the event's ts to receipt, median of runs")
+        out.append("")
+        out.append("| server | runs | open | events per client (of {:,}) | deliveries/s | p50 ms | p99 ms | max ms | seq gaps (events) | dropped | server CPU | client CPU | p99 vs Herald |".format(expected))
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for server in servers:
+            if not count(server, scenario):
+                continue
+            per_client = median([r["events_with_ts"] / r["opened"] for r in runs[(server, scenario)] if r.get("opened")])
+            out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                NAMES[server], count(server, scenario), fmt(m(server, scenario, "opened")), fmt(per_client),
+                fmt(m(server, scenario, "msgs_per_s")),
+                fmt(m(server, scenario, "lat_ms_p50"), 2), fmt(m(server, scenario, "lat_ms_p99"), 2),
+                fmt(m(server, scenario, "lat_ms_max"), 1), fmt(m(server, scenario, "gap_events")),
+                fmt(m(server, scenario, "dropped")), fmt(m(server, scenario, "server_cpu_pct"), 0, " %"),
+                fmt(m(server, scenario, "client_cpu_pct"), 0, " %"),
+                ratio(m(server, scenario, "lat_ms_p99"), m("herald", scenario, "lat_ms_p99"))))
+        out.append("")
+
+    # s3
+    if any(k[1] == "s3" for k in runs):
+        out.append("### Idle connections (s3): server RSS per connection")
+        out.append("")
+        out.append("| server | open | failed | RSS before | RSS with all open | bytes per connection | connect p99 ms | vs Herald |")
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        for server in servers:
+            if not count(server, "s3"):
+                continue
+            out.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                NAMES[server], fmt(m(server, "s3", "opened")), fmt(m(server, "s3", "failed")),
+                fmt(m(server, "s3", "server_rss_kb_before"), 0, " kB"), fmt(m(server, "s3", "server_rss_kb_connected"), 0, " kB"),
+                fmt(m(server, "s3", "server_rss_bytes_per_conn")), fmt(m(server, "s3", "connect_ms_p99"), 1),
+                ratio(m(server, "s3", "server_rss_bytes_per_conn"), m("herald", "s3", "server_rss_bytes_per_conn"))))
+        out.append("")
+
+    # Targets
+    out.append("### Herald against the targets (reported, not asserted)")
+    out.append("")
+    out.append("| target | measured | met |")
+    out.append("|---|---:|:---:|")
+
+    def target(label, value, ok, unit=""):
+        if value is None:
+            out.append("| {} | not measured | – |".format(label))
+        else:
+            out.append("| {} | {}{} | {} |".format(label, fmt(value, 2 if value < 100 else 0), unit, "yes" if ok(value) else "**no**"))
+
+    plain = single.get(("herald", "s4-plain"))
+    target("report < 50 ns", plain and plain["report_ns_wall"], lambda v: v < 50, " ns")
+    target("s1 at 1,000 clients ≥ 1.5 M deliveries/s", m("herald", "s1-n1000", "msgs_per_s"), lambda v: v >= 1.5e6, "/s")
+    target("s2 p50 < 5 ms", m("herald", "s2", "lat_ms_p50"), lambda v: v < 5, " ms")
+    target("s2 p99 < 10 ms", m("herald", "s2", "lat_ms_p99"), lambda v: v < 10, " ms")
+    target("s3 < 8 KB RSS per idle connection", m("herald", "s3", "server_rss_bytes_per_conn"), lambda v: v < 8192, " B")
+    target("s6 no gaps", m("herald", "s6", "gap_events"), lambda v: v == 0, " events")
+    target("s6 p99 < 100 ms", m("herald", "s6", "lat_ms_p99"), lambda v: v < 100, " ms")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
