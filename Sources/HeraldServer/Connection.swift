@@ -16,6 +16,8 @@ final class Connection {
     /// Whether `auth` (or the handshake) presented the control token.
     var isAuthorized: Bool
     var closeCodeFromPeer: UInt16?
+    /// A connection to the test-only `/echo` endpoint: no events, every message echoed.
+    var isEcho = false
 
     init(id: Int, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool) {
         self.id = id

@@ -10,6 +10,8 @@ final class ContextResources {
     let name: UnsafeMutablePointer<CChar>
     let interface: UnsafeMutablePointer<CChar>
     let policy: UnsafeMutablePointer<lws_retry_bo_t>
+    let certificate: UnsafeMutablePointer<CChar>?
+    let key: UnsafeMutablePointer<CChar>?
     let configuration: ServerConfiguration
     private var released = false
 
@@ -25,6 +27,8 @@ final class ContextResources {
         protocols[0].rx_buffer_size = 16 * 1024
         // Lets one write carry a whole batch of frames; without it lws splits sends at rx_buffer_size.
         protocols[0].tx_packet_size = configuration.writeBatchBytes + 1024
+        certificate = configuration.tlsCertificatePath.map { strdup($0) }
+        key = configuration.tlsKeyPath.map { strdup($0) }
         policy = .allocate(capacity: 1)
         policy.initialize(to: lws_retry_bo_t())
         policy.pointee.secs_since_valid_ping = configuration.pingAfterSeconds
@@ -41,6 +45,11 @@ final class ContextResources {
         info.uid = -1
         info.retry_and_idle_policy = UnsafePointer(policy)
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
+        if let certificate, let key {
+            info.ssl_cert_filepath = UnsafePointer(certificate)
+            info.ssl_private_key_filepath = UnsafePointer(key)
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        }
         // Room for the connection limit plus HTTP requests and the listening socket.
         info.fd_limit_per_thread = UInt32(configuration.maxConnections + 256)
         info.timeout_secs = 20
@@ -53,6 +62,8 @@ final class ContextResources {
         released = true
         free(name)
         free(interface)
+        free(certificate)
+        free(key)
         protocols.deinitialize(count: 2)
         protocols.deallocate()
         policy.deinitialize(count: 1)

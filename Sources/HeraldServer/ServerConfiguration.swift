@@ -29,6 +29,13 @@ public struct ServerConfiguration: Sendable {
     /// Grace period for running jobs on SIGTERM before they are cancelled.
     public var shutdownGraceSeconds = 5.0
     public var logLevel: LogLevel = .info
+    /// PEM certificate and key: serve https and wss on the same port.
+    public var tlsCertificatePath: String?
+    public var tlsKeyPath: String?
+    /// Test-only: `/echo` echoes every message back (for the Autobahn conformance suite).
+    public var echoEndpoint = false
+    /// The largest message the echo endpoint takes (Autobahn sends up to 16 MiB).
+    public var echoMaxMessageBytes = 16 * 1024 * 1024
 
     public init() {}
 }

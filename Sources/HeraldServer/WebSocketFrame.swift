@@ -5,10 +5,15 @@
 public enum WebSocketFrame {
     public static let textOpcode: UInt8 = 0x1
 
-    public static func text(_ payload: [UInt8]) -> [UInt8] {
+    public static let binaryOpcode: UInt8 = 0x2
+
+    public static func text(_ payload: [UInt8]) -> [UInt8] { frame(opcode: textOpcode, payload) }
+
+    /// A final, unmasked frame with the given opcode (text or binary).
+    public static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = []
         frame.reserveCapacity(payload.count + 10)
-        frame.append(0x80 | textOpcode)
+        frame.append(0x80 | opcode)
         switch payload.count {
         case 0..<126:
             frame.append(UInt8(payload.count))

@@ -6,8 +6,9 @@ extension WebSocketServer {
     func receive(_ bytes: UnsafeRawBufferPointer, on wsi: OpaquePointer) -> CallbackAction {
         guard let connection = connections[wsi] else { return .proceed }
         if connection.inbound.isEmpty { connection.inboundIsBinary = lws_frame_is_binary(wsi) != 0 }
-        guard connection.inbound.count + bytes.count <= configuration.maxMessageBytes else {
-            var reason = Array("message over \(configuration.maxMessageBytes) bytes".utf8)
+        let limit = connection.isEcho ? configuration.echoMaxMessageBytes : configuration.maxMessageBytes
+        guard connection.inbound.count + bytes.count <= limit else {
+            var reason = Array("message over \(limit) bytes".utf8)
             lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
             connection.pendingClose = (1009, "message too big")
             return .close
@@ -16,6 +17,12 @@ extension WebSocketServer {
         guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return .proceed }
         let message = connection.inbound
         connection.inbound.removeAll(keepingCapacity: connection.inbound.capacity <= 4096)
+        if connection.isEcho {
+            let opcode = connection.inboundIsBinary ? WebSocketFrame.binaryOpcode : WebSocketFrame.textOpcode
+            connection.outbox.append(OutboundFrame(kind: .reply, bytes: WebSocketFrame.frame(opcode: opcode, message)))
+            lws_callback_on_writable(wsi)
+            return .proceed
+        }
         if connection.inboundIsBinary {
             reply(connection, WireEncoder.error(EngineError(.badRequest, "commands are JSON text frames, not binary"), requestId: nil), on: wsi)
             return .proceed

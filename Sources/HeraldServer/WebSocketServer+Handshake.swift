@@ -12,7 +12,8 @@ extension WebSocketServer {
             return .close
         }
         guard !isClosing else { return refuse("shutting down") }
-        guard path == "/ws" else { return refuse("only /ws accepts WebSocket connections") }
+        let isEcho = configuration.echoEndpoint && path == "/echo"
+        guard path == "/ws" || isEcho else { return refuse("only /ws accepts WebSocket connections") }
         guard connections.count + handshakes.count < configuration.maxConnections else {
             return refuse("connection limit (\(configuration.maxConnections)) reached")
         }
@@ -31,7 +32,7 @@ extension WebSocketServer {
             header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : nil
         }
         let authorized = authorizer.isRequired ? authorizer.accepts(bearer ?? query["token"]) : true
-        handshakes[wsi] = Handshake(resume: resume, authorized: authorized, peer: peer)
+        handshakes[wsi] = Handshake(resume: resume, authorized: authorized, peer: peer, echo: isEcho)
         return .proceed
     }
 
@@ -55,6 +56,11 @@ extension WebSocketServer {
             isAuthorized: handshake.authorized)
         nextConnectionID += 1
         connections[wsi] = connection
+        if handshake.echo {
+            connection.isEcho = true
+            connection.coveredThrough = .max
+            return .proceed
+        }
         metrics.connectionsAccepted += 1
         metrics.connectionsOpen = connections.count
         logger.info("connection \(connection.id) opened from \(connection.peer)")

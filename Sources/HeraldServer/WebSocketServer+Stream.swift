@@ -12,9 +12,12 @@ extension WebSocketServer {
         let (events, more, stopRequested) = inbox.drain(maxBytes: Self.inboxSliceBytes)
         if stopRequested, !isClosing { beginClosing() }
         if more { inbox.wake() }
-        guard !events.isEmpty, !connections.isEmpty else { return }
+        guard !events.isEmpty else { return }
         var touched: [OpaquePointer: Bool] = [:]
         for event in events {
+            if case .job(let job) = event.event {
+                logger.info("job \(job.id) \(job.kind.rawValue) \(job.state.rawValue)\(job.error.map { ": \($0)" } ?? "")")
+            }
             let frame = OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob), bytes: WebSocketFrame.text(event.json))
             for (wsi, connection) in connections where event.seq > connection.coveredThrough && connection.pendingClose == nil {
                 if touched[wsi] == nil { touched[wsi] = connection.outbox.isEmpty }

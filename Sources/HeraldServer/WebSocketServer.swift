@@ -52,6 +52,7 @@ public final class WebSocketServer: @unchecked Sendable {
         var resume: (epoch: String, since: Int64)?
         var authorized: Bool
         var peer: String
+        var echo = false
     }
 
     public init(configuration: ServerConfiguration, engine: JobDispatcher, logger: Logger, version: String) {

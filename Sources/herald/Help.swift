@@ -26,6 +26,9 @@ enum Help {
           --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
           --token TOKEN            require this token to start or cancel jobs (or $HERALD_TOKEN)
           --token-file FILE        read the token from FILE
+          --tls-cert FILE          PEM certificate: serve https and wss on the same port (with --tls-key)
+          --tls-key FILE           PEM private key for --tls-cert
+          --echo                   test only: /echo echoes every message (for the Autobahn suite)
 
         Jobs
           --data-dir DIR           history and sort data (default ./.herald)

@@ -25,6 +25,18 @@ extension ServeCommand {
                 server.logLevel = level
             }
             server.controlToken = try Self.token(arguments, environmentVariables)
+            server.echoEndpoint = arguments.has("echo")
+            switch (arguments.last("tls-cert"), arguments.last("tls-key")) {
+            case (nil, nil): break
+            case (let certificate?, let key?):
+                for (flag, path) in [("tls-cert", certificate), ("tls-key", key)] where !FileManager.default.isReadableFile(atPath: path) {
+                    throw Arguments.UsageError(description: "--\(flag) \(path): cannot read it")
+                }
+                server.tlsCertificatePath = certificate
+                server.tlsKeyPath = key
+            default:
+                throw Arguments.UsageError(description: "--tls-cert and --tls-key go together")
+            }
             server.publicDirectory = Self.publicDirectory(arguments.last("public") ?? environmentVariables["HERALD_PUBLIC"])
             if let explicit = arguments.last("public"), server.publicDirectory == nil {
                 throw Arguments.UsageError(description: "--public \(explicit): no such folder")

@@ -8,9 +8,9 @@ enum ServeCommand {
     static let valued: Set<String> = [
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
-        "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level",
+        "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key",
     ]
-    static let flags: Set<String> = ["help", "bench"]
+    static let flags: Set<String> = ["help", "bench", "echo"]
 
     static func run(_ argv: [String]) -> Int32 {
         let options: Options
@@ -45,7 +45,8 @@ enum ServeCommand {
         }
         let shownHost = options.server.host == "0.0.0.0" ? "127.0.0.1" : options.server.host
         // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
-        Output.line("http://\(shownHost):\(port)/")
+        let scheme = options.server.tlsCertificatePath == nil ? "http" : "https"
+        Output.line("\(scheme)://\(shownHost):\(port)/")
         logger.info("herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)")
 
         signal(SIGPIPE, SIG_IGN)

@@ -93,3 +93,35 @@ final class ProtocolErrorTests: XCTestCase {
         XCTAssertTrue(metrics.body.contains("herald_connections_refused_total 2"), metrics.body)
     }
 }
+
+/// Limits on who may connect, and the test-only echo endpoint.
+final class ConnectionLimitTests: XCTestCase {
+    func testConnectionsBeyondTheLimitAreRefusedAndOthersStillServed() throws {
+        let server = try LiveServer(runners: [GateRunner()]) { $0.maxConnections = 2 }
+        defer { server.stop() }
+        let first = try server.client()
+        let second = try server.client()
+        XCTAssertThrowsError(try server.client(), "the third is refused at the handshake")
+        first.send(["type": "ping"])
+        XCTAssertNotNil(first.waitFor("the first still served") { $0.type == "pong" })
+        second.close()
+        _ = second.waitForClose()
+        let deadline = Date(timeIntervalSinceNow: 10)
+        var third: TestClient?
+        while third == nil, Date() < deadline { third = try? server.client() }
+        XCTAssertNotNil(third?.waitFor("a place freed up") { $0.type == "snapshot" })
+    }
+
+    func testEchoEndpointOnlyWhenEnabled() throws {
+        let plain = try LiveServer(runners: [GateRunner()])
+        XCTAssertThrowsError(try plain.client(path: "/echo"), "off by default")
+        plain.stop()
+        let server = try LiveServer(runners: [GateRunner()]) { $0.echoEndpoint = true }
+        defer { server.stop() }
+        let echo = try server.client(path: "/echo")
+        let big = String(repeating: "é", count: 50_000)
+        echo.client.send(big)
+        guard case .message(let text)? = echo.client.next(timeout: 10) else { return XCTFail("no echo") }
+        XCTAssertEqual(text, big, "echoed whole, even past the 64 KiB command limit")
+    }
+}

@@ -32,14 +32,20 @@ class Herald:
         self.corpus.mkdir(parents=True, exist_ok=True)
         for index in range(20):
             (self.corpus / f"file{index}.txt").write_text("alpha\nneedle here\nomega\n" * 50)
+        # The log goes to a file: a pipe nobody reads would fill and block the server.
+        self.log_path = root / "herald.log"
+        self.log_file = open(self.log_path, "w")
         self.process = subprocess.Popen(
             [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
              "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.PIPE, stderr=self.log_file, text=True)
         self.url = self.process.stdout.readline().strip()
-        assert self.url.startswith("http://127.0.0.1:"), f"first line should be the URL, got {self.url!r}"
+        assert self.url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), f"first line should be the URL, got {self.url!r}"
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
         self.ws = f"ws://127.0.0.1:{self.port}/ws"
+
+    def log(self) -> str:
+        return self.log_path.read_text()
 
     def request(self, method: str, path: str, body=None, headers=None):
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -62,6 +68,7 @@ class Herald:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        self.log_file.close()
         return self.process.returncode
 
 

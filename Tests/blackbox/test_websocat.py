@@ -49,3 +49,13 @@ def test_resume_from_the_url(herald):
     last = max(m["seq"] for m in first if "seq" in m)
     again = websocat(f"'{herald.ws}?epoch={epoch}&since=1'", [], wait=1.0)
     assert [m["seq"] for m in again] == list(range(2, last + 1)), "the missed events, without a snapshot"
+
+
+def test_subprotocol_is_accepted_and_jobs_are_logged(herald):
+    messages = websocat(herald.ws, ['{"type":"start","kind":"fetch","requestId":"p"}'], extra=("--protocol", "herald.v1"))
+    assert messages[0]["type"] == "snapshot"
+    assert any(m.get("type") == "accepted" for m in messages)
+    job = next(m["job"] for m in messages if m.get("type") == "accepted")
+    log = herald.log()
+    assert f"job {job} fetch queued" in log and f"job {job} fetch succeeded" in log, log
+    assert "connection 1 opened" in log and "connection 1 closed" in log, log
