@@ -13,14 +13,25 @@ final class EventInbox: Sendable {
         var events: [SequencedEvent] = []
         var context: ContextPointer?
         var stopRequested = false
+        /// Set when events were dropped because the service thread fell this far behind.
+        var overflowed = false
     }
 
     private let state = Protected(State())
+    /// Events held at most before the inbox gives up on them and every client is resynced instead:
+    /// memory stays bounded even if the service thread cannot keep up with the dispatcher.
+    let capacity: Int
+
+    init(capacity: Int = 65_536) { self.capacity = capacity }
 
     /// Queues an event; wakes the service thread only when the inbox was empty, since one wake-up
     /// drains everything queued by then.
     func push(_ event: SequencedEvent) {
         state.withLock { state in
+            if state.events.count >= capacity {
+                state.events.removeAll()
+                state.overflowed = true
+            }
             state.events.append(event)
             if state.events.count == 1, let context = state.context { lws_cancel_service(context.pointer) }
         }
@@ -44,8 +55,10 @@ final class EventInbox: Sendable {
     /// Takes queued events, oldest first, up to about `maxBytes` of encoded events (at least one).
     /// Taking a burst in slices lets the service loop write between slices, so a burst larger
     /// than a client's cap does not look like a slow client. Thread: the service thread.
-    func drain(maxBytes: Int) -> (events: [SequencedEvent], more: Bool, stopRequested: Bool) {
+    func drain(maxBytes: Int) -> (events: [SequencedEvent], more: Bool, stopRequested: Bool, overflowed: Bool) {
         state.withLock { state in
+            let overflowed = state.overflowed
+            state.overflowed = false
             var bytes = 0
             var count = 0
             while count < state.events.count, count == 0 || bytes + state.events[count].json.count <= maxBytes {
@@ -54,7 +67,7 @@ final class EventInbox: Sendable {
             }
             let events = Array(state.events.prefix(count))
             state.events.removeFirst(count)
-            return (events, !state.events.isEmpty, state.stopRequested)
+            return (events, !state.events.isEmpty, state.stopRequested, overflowed)
         }
     }
 

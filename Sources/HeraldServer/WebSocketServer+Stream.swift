@@ -9,9 +9,10 @@ extension WebSocketServer {
     /// full. Takes at most `inboxSliceBytes` per turn of the service loop and wakes itself for the
     /// rest, so one huge burst does not hold up writes.
     func drainInbox() {
-        let (events, more, stopRequested) = inbox.drain(maxBytes: Self.inboxSliceBytes)
+        let (events, more, stopRequested, overflowed) = inbox.drain(maxBytes: Self.inboxSliceBytes)
         if stopRequested, !isClosing { beginClosing() }
         if more { inbox.wake() }
+        if overflowed { resyncEveryone() }
         guard !events.isEmpty else { return }
         var touched: [OpaquePointer: Bool] = [:]
         for event in events {
@@ -47,6 +48,18 @@ extension WebSocketServer {
                 connection.outbox.discardEvents()
                 connection.pendingClose = (4008, "too slow: resynced \(configuration.resyncLimit) times in \(Int(configuration.resyncWindowSeconds)) s")
             }
+            lws_callback_on_writable(wsi)
+        }
+    }
+
+    /// The inbox dropped events (this thread fell too far behind): every client gets a snapshot, so
+    /// nobody misses an outcome; events after the snapshot follow as usual.
+    func resyncEveryone() {
+        logger.warning("the event inbox overflowed; resyncing \(connections.count) connection(s)")
+        for (wsi, connection) in connections where !connection.isEcho && connection.pendingClose == nil {
+            connection.outbox.discardEvents()
+            metrics.resyncs += 1
+            sendSnapshot(to: connection, reason: .resync)
             lws_callback_on_writable(wsi)
         }
     }

@@ -58,3 +58,23 @@ final class SlowClientTests: XCTestCase {
         XCTAssertNotNil(closeFrame, "close 4008 was sent")
     }
 }
+
+/// Keepalive: a peer that stops answering pings is dropped.
+final class KeepaliveTests: XCTestCase {
+    func testSilentPeerIsDroppedAfterTheHangupTime() throws {
+        let server = try LiveServer(runners: [GateRunner()]) {
+            $0.pingAfterSeconds = 1
+            $0.hangupAfterSeconds = 3
+        }
+        defer { server.stop() }
+        // A raw socket never answers the server's pings.
+        let silent = try RawSocket.webSocket(port: server.port)
+        let started = Date()
+        let bytes = silent.readAll(timeout: 20)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertTrue(bytes.contains(0x89), "the server pinged the idle peer")
+        XCTAssertLessThan(elapsed, 15, "dropped after the hang-up time, not left open")
+        let health = try JSONParser.parse(RawSocket.http(port: server.port, path: "/healthz").body)
+        XCTAssertEqual(health["connections"]?.intValue, 0)
+    }
+}
