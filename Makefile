@@ -52,7 +52,7 @@ test-swift:
 
 # The tests that run threads (dispatcher, server, client), again under ThreadSanitizer, in their own
 # build folder so the normal build is not thrown away.
-TSAN_FILTER := JobDispatcher|Concurrency|SearchRunner|SortRunner|WebSocketStream|Resume|SlowClient|ProtocolError|ConnectionScale
+TSAN_FILTER := JobDispatcher|Concurrency|SearchRunner|SortRunner|WebSocketStream|Resume|SlowClient|Keepalive|ProtocolError|ConnectionLimit|ConnectionScale|EventInbox|HTTPTests|Shutdown
 test-tsan:
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -warnings-as-errors
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_FILTER)'
