@@ -31,10 +31,10 @@ func heraldClientCallback(
         return 0
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        context.ended(connection, code: nil, reason: why)
+        context.ended(connection, wsi: wsi, code: nil, reason: why)
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
-        context.ended(connection, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
+        context.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
         return 0
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)

@@ -139,7 +139,7 @@ public final class ClientContext: @unchecked Sendable {
         info.pwsi = UnsafeMutablePointer(connection.wsiSlot)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
         if lws_client_connect_via_info(&info) == nil, !connection.hasEnded {
-            ended(connection, code: nil, reason: "cannot connect to \(connection.url)")
+            ended(connection, wsi: nil, code: nil, reason: "cannot connect to \(connection.url)")
         }
     }
 
@@ -178,18 +178,17 @@ public final class ClientContext: @unchecked Sendable {
         return 0
     }
 
-    func ended(_ connection: ClientConnection, code: UInt16?, reason: String) {
+    /// The connection is over. `wsi` (when there is one) is detached from the Swift object first:
+    /// lws may still call back for it (WSI_DESTROY…) after the object is gone.
+    func ended(_ connection: ClientConnection, wsi: OpaquePointer?, code: UInt16?, reason: String) {
+        if let wsi { lws_set_opaque_user_data(wsi, nil) }
         guard !connection.hasEnded else { return }
         connection.hasEnded = true
         connection.isOpen = false
         connection.wsi = nil
         connection.mailbox.post(.closed(code: code, reason: reason))
-        // Keep the object alive until lws is done with this callback; drop it on the next turn.
-        let key = ObjectIdentifier(connection)
-        DispatchQueue.global().async { [self] in
-            submit(.send(connection, []))
-            _ = key
-        }
-        connections.removeValue(forKey: key)
+        // lws calls no more for this wsi; the callback's own reference keeps the object alive
+        // until it returns, and the `WebSocketClient` keeps it after that.
+        connections.removeValue(forKey: ObjectIdentifier(connection))
     }
 }

@@ -32,7 +32,8 @@ public final class WebSocketServer: @unchecked Sendable {
     }
     private let lifecycle = Protected(State.idle)
     private let stoppedSignal = DispatchSemaphore(value: 0)
-    private var subscription: Int?
+    /// The dispatcher subscription: set by `start`, read by `stop`, which may run on other threads.
+    private let subscription = Protected<Int?>(nil)
 
     // Service thread only:
     var context: OpaquePointer?
@@ -96,7 +97,8 @@ public final class WebSocketServer: @unchecked Sendable {
         started.wait()
         switch lifecycle.withLock({ $0 }) {
         case .running(let port):
-            subscription = engine.subscribe { [inbox] event in inbox.push(event) }.1
+            let id = engine.subscribe { [inbox] event in inbox.push(event) }.1
+            subscription.withLock { $0 = id }
             return port
         case .failed(let why): throw StartError.cannotListen(why)
         default: throw StartError.cannotListen("the service thread did not start")
@@ -122,7 +124,7 @@ public final class WebSocketServer: @unchecked Sendable {
             }
         }
         guard mustWait else { return }
-        if let subscription { engine.unsubscribe(subscription) }
+        if let id = subscription.withLock({ $0 }) { engine.unsubscribe(id) }
         inbox.requestStop()
         // lws_service blocks in poll; keep waking it until the closing handshakes are done.
         let ticker = DispatchSource.makeTimerSource(queue: .global())

@@ -75,6 +75,8 @@ final class ProtocolErrorTests: XCTestCase {
         XCTAssertEqual(watcher.waitFor("right token") { $0["requestId"]?.stringValue == "a2" }?.type, "accepted")
         watcher.send(["type": "start", "kind": "search", "params": ["query": "x"], "requestId": "s2"])
         XCTAssertEqual(watcher.waitFor("started") { $0["requestId"]?.stringValue == "s2" }?.type, "accepted")
+        // One search at a time: let it end before the next client starts another.
+        watcher.waitFor("s2 finished") { $0.type == "job" && $0["job"]?["state"]?.stringValue == "succeeded" }
 
         let bearer = try server.client(token: "s3cret")
         bearer.waitFor("snapshot") { $0.type == "snapshot" }

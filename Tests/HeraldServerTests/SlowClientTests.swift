@@ -8,15 +8,16 @@ final class SlowClientTests: XCTestCase {
         // Many small events quickly, a small cap, and a reader that never reads.
         let runner = GateRunner(steps: 20_000, free: true)
         let server = try LiveServer(runners: [runner]) {
-            $0.outboxCapBytes = 256 * 1024
+            $0.outboxCapBytes = 1024 * 1024
             $0.resyncLimit = 1_000
         }
         defer { server.stop() }
         let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
         let fast = try server.client()
         fast.waitFor("snapshot") { $0.type == "snapshot" }
-        // 20,000 events of about 500 bytes: more than the stalled socket's kernel buffers take.
-        fast.send(["type": "start", "kind": "search", "params": ["query": "x", "pad": 400]])
+        // 20,000 events of about 500 bytes (more than the stalled socket's kernel buffers take), paced
+        // so that a reader on this shared machine can keep up: the fast client must never be resynced.
+        fast.send(["type": "start", "kind": "search", "params": ["query": "x", "pad": 400, "pace": 50]])
         fast.waitFor("succeeded", timeout: 60) { $0["job"]?["state"]?.stringValue == "succeeded" }
 
         let seqs = fast.events.compactMap(\.seq)
