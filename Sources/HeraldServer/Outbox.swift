@@ -82,6 +82,9 @@ public struct Outbox: Sendable {
         pendingBytes = remaining.reduce(0) { $0 + $1.bytes.count }
     }
 
+    /// Drops everything unsent, replies too: the connection is about to be closed.
+    public mutating func removeAll() { replace(with: []) }
+
     /// Clears unsent events so a resume can refill the stream from its own position.
     public mutating func discardEvents() { dropEvents() }
 

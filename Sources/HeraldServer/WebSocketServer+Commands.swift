@@ -5,13 +5,17 @@ import HeraldEngine
 extension WebSocketServer {
     func receive(_ bytes: UnsafeRawBufferPointer, on wsi: OpaquePointer) -> CallbackAction {
         guard let connection = connections[wsi] else { return .proceed }
+        // Closing (1009 below): what is still arriving is read and dropped, so lws stays in step
+        // with the frames and the close frame goes out at the next writable callback.
+        if connection.pendingClose != nil { return .proceed }
         if connection.inbound.isEmpty { connection.inboundIsBinary = lws_frame_is_binary(wsi) != 0 }
         let limit = connection.isEcho ? configuration.echoMaxMessageBytes : configuration.maxMessageBytes
         guard connection.inbound.count + bytes.count <= limit else {
-            var reason = Array("message over \(limit) bytes".utf8)
-            lws_close_reason(wsi, LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE, &reason, reason.count)
-            connection.pendingClose = (1009, "message too big")
-            return .close
+            connection.inbound = []
+            connection.outbox.removeAll()
+            connection.pendingClose = (1009, "message over \(limit) bytes")
+            lws_callback_on_writable(wsi)
+            return .proceed
         }
         connection.inbound.append(contentsOf: bytes)
         guard lws_is_final_fragment(wsi) != 0, lws_remaining_packet_payload(wsi) == 0 else { return .proceed }

@@ -379,9 +379,6 @@ def test_a_fragmented_message_over_the_limit_closes_1009(port):
         assert client.expect_close() == MESSAGE_TOO_BIG
 
 
-@pytest.mark.xfail(strict=True, reason="server bug: when more fragments follow the one that crosses the limit, "
-                   "the connection is dropped without the 1009 close frame (lws goes on parsing the rest of "
-                   "the read buffer as frame headers: 'illegal opcode')")
 def test_a_fragmented_message_far_over_the_limit_closes_1009(port):
     with connect(port) as client:
         data = frame_bytes(TEXT, b'{"type":"ping","pad":"', fin=False)
