@@ -1,0 +1,111 @@
+// libFuzzer target for the command decoder: every WebSocket text message a client sends goes through
+// `CommandDecoder.decode` (Sources/HeraldEngine/Protocol/CommandDecoder.swift), so it must take any
+// bytes without crashing. Built by `fuzz/run` into the same module as HeraldEngine's sources (internal
+// names are visible), with -sanitize=fuzzer,address. Besides "no crash", it checks what the server
+// relies on next: the answer is deterministic, an error reply encodes to JSON that parses back to the
+// same code and request id, a decoded command keeps its documented bounds, a start's params either
+// validate or are refused with an error (never a trap), and JSON that parses survives a write and
+// re-parse unchanged. A broken property traps (precondition), which libFuzzer reports as a crash.
+
+import Foundation
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func heraldFuzzCommand(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    CommandFuzzCheck.check(bytes)
+    return 0
+}
+
+enum CommandFuzzCheck {
+    /// A search root and data folder for `validate` (search resolves `path` against real folders).
+    static let environment: JobEnvironment = {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("herald-fuzz-\(getpid())")
+        let root = base.appendingPathComponent("root")
+        for folder in ["src", "src/deep", "docs"] {
+            try? FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+        }
+        let data = root.appendingPathComponent("data")
+        try? FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        try? FileManager.default.createSymbolicLink(atPath: root.appendingPathComponent("out").path, withDestinationPath: "/tmp")
+        return JobEnvironment(searchRoot: root, dataDirectory: data, newsSource: NewsSource(probability: 0.5, seed: 1))
+    }()
+
+    static let runners: [String: any JobRunner] = Dictionary(
+        uniqueKeysWithValues: JobCatalog.standardRunners().map { ($0.kind.rawValue, $0) })
+
+    static func check(_ bytes: [UInt8]) {
+        let result = CommandDecoder.decode(bytes)
+        precondition(result == CommandDecoder.decode(bytes), "decode is not deterministic")
+        switch result {
+        case .failure(let refusal):
+            checkErrorReply(refusal)
+        case .success(let command):
+            checkBounds(command)
+        }
+        checkRoundTrip(bytes)
+    }
+
+    /// What the server sends back for a refused command must itself be valid JSON with the same facts.
+    static func checkErrorReply(_ refusal: CommandDecoder.Refusal) {
+        let reply = WireEncoder.error(refusal.error, requestId: refusal.requestId)
+        guard case .object(let object)? = try? JSONParser.parse(reply, maxDepth: 4) else {
+            preconditionFailure("the error reply is not a JSON object: \(String(decoding: reply, as: UTF8.self))")
+        }
+        precondition(object["type"] == .string("error"))
+        precondition(object["code"] == .string(refusal.error.code.rawValue))
+        precondition(object["requestId"]?.stringValue == refusal.requestId, "requestId changed in the reply")
+        precondition(!refusal.error.message.isEmpty, "an error without words")
+    }
+
+    static func checkBounds(_ command: Command) {
+        switch command {
+        case .start(let request):
+            precondition(request.after.count <= 64 && request.after.allSatisfy(JobID.isWellFormed))
+            if let runner = runners[request.kind] {
+                // Either normalised params (which must encode and parse back) or a refusal; never a trap.
+                if let params = try? runner.validate(request.params, environment: environment) {
+                    let encoded = JSONWriter.encode(.object(params))
+                    guard let again = try? JSONParser.parse(encoded) else {
+                        preconditionFailure("validated params do not re-parse: \(String(decoding: encoded, as: UTF8.self))")
+                    }
+                    precondition(equivalent(again, .object(params)), "validated params changed in a round trip")
+                }
+            }
+        case .cancel(let job, _):
+            precondition(JobID.isWellFormed(job))
+        case .resume(let epoch, let since):
+            precondition(epoch.utf8.count <= 64 && since >= 0)
+        case .page(let job, let offset, let limit, _):
+            precondition(JobID.isWellFormed(job) && offset >= 0 && offset <= Int(Int32.max) && (1...10_000).contains(limit))
+        case .auth(let token, _):
+            precondition(!token.isEmpty && token.utf8.count <= 1024)
+        case .ping:
+            break
+        }
+    }
+
+    /// Whatever parses must survive JSONWriter and a second parse (numbers compared by value: the
+    /// writer prints 2.0 as 2).
+    static func checkRoundTrip(_ bytes: [UInt8]) {
+        guard let value = try? JSONParser.parse(bytes, maxDepth: CommandDecoder.maxDepth) else { return }
+        let encoded = JSONWriter.encode(value)
+        guard let again = try? JSONParser.parse(encoded, maxDepth: CommandDecoder.maxDepth) else {
+            preconditionFailure("written JSON does not parse: \(String(decoding: encoded, as: UTF8.self))")
+        }
+        precondition(equivalent(value, again), "JSON changed in a write/parse round trip")
+    }
+
+    static func equivalent(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.int, .int), (.int, .double), (.double, .int), (.double, .double):
+            if case .int(let x) = a, case .int(let y) = b { return x == y }
+            return a.doubleValue == b.doubleValue
+        case (.array(let x), .array(let y)):
+            return x.count == y.count && zip(x, y).allSatisfy { equivalent($0, $1) }
+        case (.object(let x), .object(let y)):
+            return x.keys == y.keys && x.keys.allSatisfy { equivalent(x[$0]!, y[$0]!) }
+        default:
+            return a == b
+        }
+    }
+}
