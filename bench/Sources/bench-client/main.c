@@ -77,6 +77,7 @@ static struct {
 	int starts;
 	double duration;
 	double tail;
+	double quiet_after;
 	double hold;
 	double connect_timeout;
 	int inflight;
@@ -783,7 +784,8 @@ static void on_tick(lws_sorted_usec_list_t *sul)
 		if (over) {
 			/* After the duration, wait for the stream to go quiet (events still in flight). */
 			int64_t quiet_since = g.last_msg_us ? g.last_msg_us : g.measure_started_us;
-			if (g.stop_on_stdin_eof || now - quiet_since > 500000 || now >= g.deadline_us + (int64_t)(g.tail * 1e6) ||
+			if (g.stop_on_stdin_eof || now - quiet_since > (int64_t)(g.quiet_after * 1e6) ||
+			    now >= g.deadline_us + (int64_t)(g.tail * 1e6) ||
 			    g.opened - g.dropped <= 0)
 				finish();
 		}
@@ -837,7 +839,7 @@ static double tv_seconds(struct timeval tv) { return tv.tv_sec + tv.tv_usec / 1e
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: bench-client --url ws://127.0.0.1:PORT/PATH -n N [--duration S] [--tail S]\n"
+		"usage: bench-client --url ws://127.0.0.1:PORT/PATH -n N [--duration S] [--tail S] [--quiet-after S]\n"
 		"         [--send-on-open TEXT] [--start TEXT [--starts K]] [--hold S]\n"
 		"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n"
 		"         [--engine raw|lws]   (raw, the default: our own epoll client; lws: libwebsockets 4.1's)\n");
@@ -850,6 +852,7 @@ int main(int argc, char **argv)
 	g.n = 1;
 	g.duration = 5;
 	g.tail = 5;
+	g.quiet_after = 1;
 	g.connect_timeout = 60;
 	g.inflight = 256;
 	g.starts = 1;
@@ -863,6 +866,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "-n")) g.n = atoi(TAKE());
 		else if (!strcmp(a, "--duration")) g.duration = atof(TAKE());
 		else if (!strcmp(a, "--tail")) g.tail = atof(TAKE());
+		else if (!strcmp(a, "--quiet-after")) g.quiet_after = atof(TAKE());
 		else if (!strcmp(a, "--hold")) g.hold = atof(TAKE());
 		else if (!strcmp(a, "--send-on-open")) g.send_on_open = TAKE();
 		else if (!strcmp(a, "--start")) g.start_text = TAKE();
@@ -975,7 +979,10 @@ int main(int argc, char **argv)
 
 	/* Results */
 	qsort(g.connect_times, (size_t)g.connect_times_n, sizeof *g.connect_times, cmp64);
-	double window = (g.first_msg_us && g.last_msg_us > g.first_msg_us) ? (g.last_msg_us - g.first_msg_us) / 1e6 : 0;
+	/* The rate is over the time from the start command to the last message: a server that takes a
+	 * while to deliver its first event, or stalls on the way, is not flattered by it. */
+	double window = g.last_msg_us > g.measure_started_us ? (g.last_msg_us - g.measure_started_us) / 1e6 : 0;
+	double first_msg_s = g.first_msg_us ? (g.first_msg_us - g.measure_started_us) / 1e6 : -1;
 	uint64_t measured = g.messages - g.messages_before;
 	double rate = window > 0 ? measured / window : 0;
 	double byte_rate = window > 0 ? (double)(g.bytes - g.bytes_before) / window : 0;
@@ -994,7 +1001,7 @@ int main(int argc, char **argv)
 	printf("{\"n\":%d,\"opened\":%d,\"failed\":%d,\"dropped\":%d,"
 	       "\"connect_phase_s\":%.3f,\"connect_ms_p50\":%.3f,\"connect_ms_p99\":%.3f,\"connect_ms_max\":%.3f,"
 	       "\"messages\":%" PRIu64 ",\"messages_before_start\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
-	       "\"window_s\":%.3f,\"msgs_per_s\":%.0f,\"bytes_per_s\":%.0f,"
+	       "\"window_s\":%.3f,\"first_msg_s\":%.3f,\"msgs_per_s\":%.0f,\"bytes_per_s\":%.0f,"
 	       "\"events_with_ts\":%" PRIu64 ",\"lat_ms_p50\":%.3f,\"lat_ms_p99\":%.3f,\"lat_ms_max\":%.3f,"
 	       "\"gaps\":%" PRIu64 ",\"gap_events\":%" PRIu64 ",\"out_of_order\":%" PRIu64 ",\"snapshots\":%" PRIu64
 	       ",\"resyncs\":%" PRIu64 ","
@@ -1004,7 +1011,7 @@ int main(int argc, char **argv)
 	       g.n, g.opened, g.failed, g.dropped, g.connect_phase_us / 1e6,
 	       percentile_connect(0.5) / 1e3, percentile_connect(0.99) / 1e3,
 	       g.connect_times_n ? g.connect_times[g.connect_times_n - 1] / 1e3 : -1.0,
-	       measured, g.messages_before, g.bytes, window, rate, byte_rate, g.events_with_ts,
+	       measured, g.messages_before, g.bytes, window, first_msg_s, rate, byte_rate, g.events_with_ts,
 	       lat_percentile(0.5) / 1e3, lat_percentile(0.99) / 1e3, g.events_with_ts ? g.lat_max / 1e3 : -1.0,
 	       g.gaps, g.gap_events, g.out_of_order, g.snapshots, g.resyncs, server_cpu, client_cpu_pct,
 	       g.rss_before_kb, g.rss_connected_kb, g.rss_end_kb, g.hwm_kb, per_conn_b, g.first_error);
