@@ -34,6 +34,7 @@
   // ---- requests and replies ------------------------------------------------------------------------
 
   const pending = new Map(); // request id → { message, onReply(reply) }
+  const awaitingAuth = new Map(); // request id → a start or cancel the server refused as unauthorized
   const clientTag = Math.random().toString(36).slice(2, 8);
   let requestCounter = 0;
 
@@ -53,6 +54,13 @@
     const entry = pending.get(reply.requestId);
     if (!entry) return;
     pending.delete(reply.requestId);
+    // A start or cancel refused for want of a token waits (its button stays busy) while the form asks
+    // for the token; it is sent again once the server accepts one, or answered if the user declines.
+    if (reply.type === 'error' && reply.code === 'unauthorized' && NEEDS_TOKEN.has(entry.message.type)) {
+      awaitingAuth.set(reply.requestId, entry);
+      authView.show();
+      return;
+    }
     entry.onReply(reply);
   }
 
@@ -73,6 +81,55 @@
     return fmt.errorText(reply.code, reply.message, FIELD_WORDS);
   }
 
+  // ---- the access token ----------------------------------------------------------------------------
+
+  const NEEDS_TOKEN = new Set(['start', 'cancel']);
+  const authView = new Herald.auth.AuthView({ onSubmit: submitToken, onDismiss: declineToken });
+
+  // Sends the token with `auth`. Accepted: it is kept (this tab only) and the refused commands go again.
+  // Refused: it is forgotten, and the form says so if it is waiting for one.
+  function sendAuth(token) {
+    request({ type: 'auth', token }, (reply) => {
+      if (reply.type === 'accepted') {
+        Herald.auth.save(token);
+        authView.hide();
+        retryAwaitingAuth();
+      } else if (reply.code === 'unauthorized') {
+        Herald.auth.forget();
+        if (authView.isShown()) authView.showError('That token was not accepted. Check it and try again.');
+      } else if (authView.isShown()) {
+        authView.showError(errorText(reply));
+      }
+    });
+  }
+
+  function submitToken(token) {
+    if (!connection.isOpen()) {
+      authView.showError(fmt.errorText('disconnected'));
+      return;
+    }
+    authView.setBusy(true);
+    sendAuth(token);
+  }
+
+  function retryAwaitingAuth() {
+    for (const [id, entry] of awaitingAuth) {
+      awaitingAuth.delete(id);
+      entry.sentAt = Date.now();
+      pending.set(id, entry);
+      connection.send(entry.message);
+    }
+  }
+
+  // "Not now": the waiting commands get their refusal after all, shown next to their controls.
+  function declineToken() {
+    authView.hide();
+    for (const [id, entry] of awaitingAuth) {
+      awaitingAuth.delete(id);
+      entry.onReply({ type: 'error', requestId: id, code: 'unauthorized', message: '' });
+    }
+  }
+
   // ---- connection ----------------------------------------------------------------------------------
 
   const connection = new Herald.Connection({
@@ -80,7 +137,18 @@
     onOpen() {
       store.newConnection();
       ui.resumeAsked = false;
-      for (const entry of pending.values()) {
+      // The token first (a connection starts unauthorized; the server handles messages in order), then
+      // what went unanswered. An `auth` left from the old connection is replaced by this one.
+      const unanswered = Array.from(pending.entries());
+      let token = Herald.auth.load();
+      for (const [id, entry] of unanswered) {
+        if (entry.message.type !== 'auth') continue;
+        pending.delete(id);
+        token = entry.message.token; // one typed in the form, unanswered when the connection dropped
+      }
+      if (token) sendAuth(token);
+      for (const [, entry] of unanswered) {
+        if (entry.message.type === 'auth') continue;
         entry.sentAt = Date.now();
         connection.send(entry.message);
       }
@@ -487,5 +555,5 @@
   connection.start();
 
   // For tests and the curious: read-only views of the state.
-  Herald.debug = Object.freeze({ store, pending, ui });
+  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui });
 })();
