@@ -62,8 +62,9 @@ def main(path):
         return len(runs.get((server, scenario), []))
 
     out = []
-    out.append("Machine: {} cores, {}, {} GiB; {}; load average at start {}, at end {}; {} s of measuring{}.".format(
+    out.append("Machine: {} cores, {}, {} GiB; {}; Herald at {}{}; load average at start {}, at end {}; {} s of measuring{}.".format(
         machine.get("nproc"), machine.get("cpu"), machine.get("mem_gib"), machine.get("date"),
+        machine.get("commit", "?"), " with uncommitted changes in Sources/" if machine.get("sources_dirty") else "",
         machine.get("load_start"), machine_end.get("load_end"), machine_end.get("seconds"),
         " (--quick: one run each)" if machine.get("quick") else ""))
     out.append("")
@@ -108,17 +109,19 @@ def main(path):
     if s1:
         out.append("### Fan-out at full speed (s1): one ticker at rate 0, deliveries per second to all clients (median)")
         out.append("")
-        out.append("| server | " + " | ".join("N={:,}".format(int(s[4:])) for s in s1) + " | server CPU at N=1000 | client CPU at N=1000 |")
-        out.append("|---|" + "---:|" * len(s1) + "---:|---:|")
+        out.append("| server | " + " | ".join("N={:,}".format(int(s[4:])) for s in s1) + " | server CPU at N=1000 | client CPU at N=1000 | resyncs per client at N=1000 |")
+        out.append("|---|" + "---:|" * len(s1) + "---:|---:|---:|")
         for server in servers:
             cells = []
             for s in s1:
                 v = m(server, s, "msgs_per_s")
                 base = m("herald", s, "msgs_per_s")
                 cells.append("–" if v is None else fmt(v) + ("" if server == "herald" else " ({})".format(ratio(v, base))))
-            out.append("| {} | {} | {} | {} |".format(NAMES[server], " | ".join(cells),
+            resyncs = median([r["resyncs"] / r["opened"] for r in runs.get((server, "s1-n1000"), []) if r.get("opened")])
+            out.append("| {} | {} | {} | {} | {} |".format(NAMES[server], " | ".join(cells),
                                                    fmt(m(server, "s1-n1000", "server_cpu_pct"), 0, " %"),
-                                                   fmt(m(server, "s1-n1000", "client_cpu_pct"), 0, " %")))
+                                                   fmt(m(server, "s1-n1000", "client_cpu_pct"), 0, " %"),
+                                                   fmt(resyncs, 1)))
         out.append("")
         out.append("(Ratios are to Herald at the same N. Latency at full speed is queueing, not speed: p50 at N=1000 — " +
                    ", ".join("{} {} ms".format(NAMES[s].split(" ")[0], fmt(m(s, "s1-n1000", "lat_ms_p50"), 0)) for s in servers
