@@ -76,7 +76,7 @@ public struct JSONParser {
             skipWhitespace()
             let value = try parseValue(depth: depth)
             // A repeated key is ambiguous in untrusted input: refuse it rather than pick one.
-            guard object[key] == nil else { throw failure("duplicate key \"\(key)\"") }
+            guard object[key] == nil else { throw failure("duplicate key \"\(key.prefix(64))\"") }
             object[key] = value
             skipWhitespace()
             guard index < bytes.count else { throw failure("unexpected end of input") }

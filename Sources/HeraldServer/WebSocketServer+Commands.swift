@@ -38,7 +38,8 @@ extension WebSocketServer {
     func handleMessage(_ message: [UInt8], from connection: Connection, on wsi: OpaquePointer) {
         guard connection.commandBucket.take(now: uptime()) else {
             metrics.countCommand("any", outcome: ErrorCode.rateLimited.rawValue)
-            // Only the first refusals are answered; a flood beyond twice the burst is dropped quietly.
+            // Each refusal is answered while this client's backlog is small; once its replies pile up
+            // (half the outbox cap) further refusals are dropped, so a flood cannot grow memory.
             if connection.outbox.pendingBytes < configuration.outboxCapBytes / 2 {
                 reply(connection, WireEncoder.error(EngineError(.rateLimited, "too many commands; at most \(Int(configuration.commandsPerSecond)) per second"), requestId: nil), on: wsi)
             }

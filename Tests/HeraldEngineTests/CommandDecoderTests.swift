@@ -38,6 +38,14 @@ final class CommandDecoderTests: XCTestCase {
         XCTAssertEqual(code(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)), .badJSON)
     }
 
+    func testOverlongRequestIdIsRefusedAndNotEchoed() throws {
+        let long = String(repeating: "r", count: 129)
+        guard case .failure(let refusal) = decode(#"{"type":"ping","requestId":"\#(long)"}"#) else { return XCTFail("accepted") }
+        XCTAssertEqual(refusal.error.code, .badRequest)
+        XCTAssertNil(refusal.requestId)
+        XCTAssertEqual(try decode(#"{"type":"ping","requestId":"\#(String(repeating: "r", count: 128))"}"#).get(), .ping)
+    }
+
     func testRefusalCarriesTheRequestIdAndNamesTheField() throws {
         guard case .failure(let refusal) = decode(#"{"type":"start","requestId":"r9"}"#) else { return XCTFail("accepted") }
         XCTAssertEqual(refusal.requestId, "r9")

@@ -18,7 +18,11 @@ public enum CommandDecoder {
         guard let object = value.objectValue else {
             return .failure(Refusal(error: EngineError(.badRequest, "a command is a JSON object"), requestId: nil))
         }
+        // A request id over the documented 128 bytes is refused, and not echoed back.
         let requestId = object["requestId"]?.stringValue
+        if let id = requestId, id.isEmpty || id.utf8.count > 128 {
+            return .failure(Refusal(error: .badRequest(field: "requestId", "must be 1 to 128 bytes"), requestId: nil))
+        }
         do {
             return .success(try decode(object, requestId: requestId))
         } catch {
