@@ -66,7 +66,9 @@ extension JobDispatcher: JobEventSink {
     }
 
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
-        guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit else {
+        guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit,
+            (deliveryBacklog.withLock { $0 }?() ?? 0) <= Self.uncoalescedLimit
+        else {
             uncoalescedInFlight.subtract(1, ordering: .relaxed)
             return false
         }

@@ -83,6 +83,9 @@ final class EventInbox: Sendable {
         }
     }
 
+    /// Events waiting for the service thread. Thread: any.
+    var queuedCount: Int { state.withLock { $0.queued } }
+
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 
     /// Publishes (or, before destruction, withdraws) the context. Thread: the service thread.

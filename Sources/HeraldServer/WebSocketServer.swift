@@ -99,6 +99,7 @@ public final class WebSocketServer: @unchecked Sendable {
         case .running(let port):
             let id = engine.subscribe { [inbox] event in inbox.push(event) }.1
             subscription.withLock { $0 = id }
+            engine.setDeliveryBacklogProbe { [inbox] in inbox.queuedCount }
             return port
         case .failed(let why): throw StartError.cannotListen(why)
         default: throw StartError.cannotListen("the service thread did not start")
@@ -125,6 +126,7 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         guard mustWait else { return }
         if let id = subscription.withLock({ $0 }) { engine.unsubscribe(id) }
+        engine.setDeliveryBacklogProbe(nil)
         inbox.requestStop()
         // lws_service blocks in poll; keep waking it until the closing handshakes are done.
         let ticker = DispatchSource.makeTimerSource(queue: .global())
