@@ -1,3 +1,4 @@
+import Foundation
 /// The engine's settings, with the defaults a user gets without flags.
 public struct EngineConfiguration: Sendable {
     /// How many jobs run at once in all.
@@ -52,5 +53,3 @@ public struct EngineConfiguration: Sendable {
         kindLimits[kind] ?? KindLimit(maxConcurrent: workers, refuseWhenBusy: false)
     }
 }
-
-import Foundation

@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEngine
 import CLibWebSockets
 import Synchronization
@@ -29,5 +30,3 @@ enum LibWebSocketsLog {
         })
     }
 }
-
-import Foundation
