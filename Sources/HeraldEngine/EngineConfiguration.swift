@@ -1,4 +1,5 @@
 import Foundation
+
 /// The engine's settings, with the defaults a user gets without flags.
 public struct EngineConfiguration: Sendable {
     /// How many jobs run at once in all.
