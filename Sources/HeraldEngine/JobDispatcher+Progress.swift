@@ -4,6 +4,9 @@ import Dispatch
 extension JobDispatcher: JobEventSink {
     /// Most uncoalesced progress hops allowed in flight before a ticker is told to slow down.
     static let uncoalescedLimit = 4096
+    /// Undelivered events (the server's inbox) above which uncoalesced progress waits: well below
+    /// the inbox's overflow point, well above one slice of the service loop.
+    static let deliveryBacklogLimit = 32_768
 
     /// Samples one running job and emits its progress if the coalescer allows. Thread: `queue`.
     /// The coalescer lets the first value through at once (the `onFirstReport` hop) and the final one
@@ -67,7 +70,7 @@ extension JobDispatcher: JobEventSink {
 
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
         guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit,
-            (deliveryBacklog.withLock { $0 }?() ?? 0) <= Self.uncoalescedLimit
+            deliveryBacklog.current <= Self.deliveryBacklogLimit
         else {
             uncoalescedInFlight.subtract(1, ordering: .relaxed)
             return false

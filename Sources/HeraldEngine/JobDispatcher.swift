@@ -22,9 +22,9 @@ public final class JobDispatcher: @unchecked Sendable {
     let startInstant: ContinuousClock.Instant
     /// Uncoalesced progress hops queued but not yet run (benchmark `ticker` back-pressure). Thread: any.
     let uncoalescedInFlight = Atomic<Int>(0)
-    /// How many events a subscriber (the server) has taken but not yet delivered; uncoalesced
+    /// Events a subscriber (the server) has taken but not yet handed to its clients; uncoalesced
     /// progress waits while it is high, so a benchmark ticker is paced by delivery. Thread: any.
-    let deliveryBacklog = Protected<(@Sendable () -> Int)?>(nil)
+    public let deliveryBacklog = BacklogGauge()
 
     // Confined to `queue`:
     var seq: Int64 = 0
@@ -112,11 +112,6 @@ public final class JobDispatcher: @unchecked Sendable {
             subscribers[id] = handler
             return (makeSnapshot(), id)
         }
-    }
-
-    /// Lets a subscriber report its undelivered backlog (see `deliveryBacklog`); nil removes it.
-    public func setDeliveryBacklogProbe(_ probe: (@Sendable () -> Int)?) {
-        deliveryBacklog.withLock { $0 = probe }
     }
 
     public func unsubscribe(_ id: Int) {

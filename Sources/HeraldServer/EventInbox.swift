@@ -24,19 +24,26 @@ final class EventInbox: Sendable {
     /// Events held at most before the inbox gives up on them and every client is resynced instead:
     /// memory stays bounded even if the service thread cannot keep up with the dispatcher.
     let capacity: Int
+    /// The engine's count of undelivered events, kept in step here (atomics, no lock).
+    let backlog: BacklogGauge
 
-    init(capacity: Int = 65_536) { self.capacity = capacity }
+    init(capacity: Int = 65_536, backlog: BacklogGauge = BacklogGauge()) {
+        self.capacity = capacity
+        self.backlog = backlog
+    }
 
     /// Queues an event; wakes the service thread only when the inbox was empty, since one wake-up
     /// drains everything queued by then.
     func push(_ event: SequencedEvent) {
         state.withLock { state in
             if state.queued >= capacity {
+                backlog.subtract(state.queued)
                 state.events.removeAll()
                 state.head = 0
                 state.overflowed = true
             }
             state.events.append(event)
+            backlog.add(1)
             if state.queued == 1, let context = state.context { lws_cancel_service(context.pointer) }
         }
     }
@@ -70,6 +77,7 @@ final class EventInbox: Sendable {
                 end += 1
             }
             let events = Array(state.events[state.head..<end])
+            backlog.subtract(events.count)
             state.head = end
             if state.head == state.events.count {
                 state.events.removeAll(keepingCapacity: true)
@@ -82,9 +90,6 @@ final class EventInbox: Sendable {
             return (events, state.queued > 0, state.stopRequested, overflowed)
         }
     }
-
-    /// Events waiting for the service thread. Thread: any.
-    var queuedCount: Int { state.withLock { $0.queued } }
 
     var isStopRequested: Bool { state.withLock { $0.stopRequested } }
 

@@ -17,7 +17,7 @@ public final class WebSocketServer: @unchecked Sendable {
     public let engine: JobDispatcher
     public let logger: Logger
     public let version: String
-    let inbox = EventInbox()
+    let inbox: EventInbox
     let authorizer: Authorizer
     let api: HTTPAPI
 
@@ -61,6 +61,7 @@ public final class WebSocketServer: @unchecked Sendable {
         self.engine = engine
         self.logger = logger
         self.version = version
+        self.inbox = EventInbox(backlog: engine.deliveryBacklog)
         self.authorizer = Authorizer(token: configuration.controlToken)
         self.api = HTTPAPI(
             engine: engine, files: StaticFiles(root: configuration.publicDirectory), version: version,
@@ -99,7 +100,7 @@ public final class WebSocketServer: @unchecked Sendable {
         case .running(let port):
             let id = engine.subscribe { [inbox] event in inbox.push(event) }.1
             subscription.withLock { $0 = id }
-            engine.setDeliveryBacklogProbe { [inbox] in inbox.queuedCount }
+
             return port
         case .failed(let why): throw StartError.cannotListen(why)
         default: throw StartError.cannotListen("the service thread did not start")
@@ -126,7 +127,6 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         guard mustWait else { return }
         if let id = subscription.withLock({ $0 }) { engine.unsubscribe(id) }
-        engine.setDeliveryBacklogProbe(nil)
         inbox.requestStop()
         // lws_service blocks in poll; keep waking it until the closing handshakes are done.
         let ticker = DispatchSource.makeTimerSource(queue: .global())

@@ -24,7 +24,7 @@ final class DeliveryBacklogTests: XCTestCase {
             configuration: EngineConfiguration(enableTicker: true),
             environment: JobEnvironment(searchRoot: FileManager.default.temporaryDirectory, dataDirectory: folder, newsSource: NewsSource()),
             runners: [runner])
-        engine.setDeliveryBacklogProbe { backlog }
+        engine.deliveryBacklog.add(backlog)
         let id = try engine.start(StartRequest(kind: "ticker")).get().id.rawValue
         let deadline = Date(timeIntervalSinceNow: 10)
         while Date() < deadline, engine.job(id)?.state.isTerminal != true { usleep(1000) }

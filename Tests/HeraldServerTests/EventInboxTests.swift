@@ -18,6 +18,7 @@ final class EventInboxTests: XCTestCase {
         let rest = inbox.drain(maxBytes: 1 << 20)
         XCTAssertEqual(rest.events.map(\.seq), Array(5...10))
         XCTAssertFalse(rest.more)
+        XCTAssertEqual(inbox.backlog.current, 0, "the engine's gauge follows what is queued")
         XCTAssertEqual(inbox.drain(maxBytes: 1).events.count, 0)
     }
 
@@ -27,6 +28,7 @@ final class EventInboxTests: XCTestCase {
         let drained = inbox.drain(maxBytes: 1 << 20)
         XCTAssertTrue(drained.overflowed, "the caller must resync its clients")
         XCTAssertEqual(drained.events.map(\.seq), [4, 5], "only what came after the overflow is kept")
+        XCTAssertEqual(inbox.backlog.current, 0)
         inbox.push(event(6))
         XCTAssertFalse(inbox.drain(maxBytes: 1 << 20).overflowed)
     }
