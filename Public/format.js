@@ -15,17 +15,22 @@
     return isNumber(value) ? integer.format(value) : '—';
   }
 
-  // 1536 → "1.5 kB"; decimal units, as download dialogs show them.
-  function bytes(value) {
-    if (!isNumber(value)) return '—';
-    const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+  // Divides by 1000 until the number is under 1000 or the units run out: 1536 → n 1.536, unit 1.
+  function scaled(value, units) {
     let n = Math.abs(value);
     let unit = 0;
     while (n >= 1000 && unit < units.length - 1) {
       n /= 1000;
       unit += 1;
     }
-    const sign = value < 0 ? '-' : '';
+    return { sign: value < 0 ? '-' : '', n, unit };
+  }
+
+  // 1536 → "1.5 kB"; decimal units, as download dialogs show them.
+  function bytes(value) {
+    if (!isNumber(value)) return '—';
+    const units = ['B', 'kB', 'MB', 'GB', 'TB'];
+    const { sign, n, unit } = scaled(value, units);
     return sign + (unit === 0 ? integer.format(n) : oneDecimal.format(n)) + ' ' + units[unit];
   }
 
@@ -33,13 +38,7 @@
   function compact(value) {
     if (!isNumber(value)) return '—';
     const units = ['', 'k', 'M', 'G', 'T'];
-    let n = Math.abs(value);
-    let unit = 0;
-    while (n >= 1000 && unit < units.length - 1) {
-      n /= 1000;
-      unit += 1;
-    }
-    const sign = value < 0 ? '-' : '';
+    const { sign, n, unit } = scaled(value, units);
     return sign + (unit === 0 && n >= 10 ? integer.format(n) : oneDecimal.format(n)) + units[unit];
   }
 
