@@ -67,12 +67,15 @@ struct HTTPAPI {
     private func startJob(_ request: HTTPRequest) -> HTTPResponse {
         if let refusal = authorizer.refusal(forBearer: request.authorization) { return .error(refusal) }
         // The body is a WebSocket `start` command; its `type` may be left out.
-        var body = request.body
-        if let value = try? JSONParser.parse(body, maxDepth: CommandDecoder.maxDepth), var object = value.objectValue, object["type"] == nil {
-            object["type"] = "start"
-            body = JSONWriter.encode(.object(object))
+        var value: JSONValue
+        do { value = try JSONParser.parse(request.body, maxDepth: CommandDecoder.maxDepth) } catch {
+            return .error(EngineError(.badJSON, "not valid JSON: \(error)"))
         }
-        switch CommandDecoder.decode(body) {
+        if var object = value.objectValue, object["type"] == nil {
+            object["type"] = "start"
+            value = .object(object)
+        }
+        switch CommandDecoder.decode(json: value) {
         case .failure(let refusal):
             return .error(refusal.error)
         case .success(.start(let start)):

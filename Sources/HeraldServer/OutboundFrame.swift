@@ -20,6 +20,11 @@ public struct OutboundFrame: Sendable {
         self.bytes = bytes
     }
 
+    /// The frame of a numbered event: its JSON framed once, shared by every connection.
+    public static func event(_ event: SequencedEvent) -> OutboundFrame {
+        OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob), bytes: WebSocketFrame.text(event.json))
+    }
+
     public var progressJob: JobID? {
         if case .event(_, let job) = kind { return job }
         return nil

@@ -48,7 +48,7 @@ public struct Outbox: Sendable {
         guard pendingBytes > capBytes else { return .fine }
         collapseProgress()
         guard pendingBytes > capBytes else { return .fine }
-        dropEvents()
+        discardEvents()
         resyncTimes.removeAll { now - $0 > resyncWindow }
         resyncTimes.append(now)
         return resyncTimes.count >= resyncLimit ? .close : .resync
@@ -72,7 +72,8 @@ public struct Outbox: Sendable {
     }
 
     /// Drops every unsent event and snapshot; replies stay (their requester waits for them).
-    mutating func dropEvents() {
+    /// Used by the policy above, and by resume, resync and shutdown, which refill or close the stream.
+    public mutating func discardEvents() {
         replace(with: frames[head...].filter { $0.kind == .reply })
     }
 
@@ -85,8 +86,6 @@ public struct Outbox: Sendable {
     /// Drops everything unsent, replies too: the connection is about to be closed.
     public mutating func removeAll() { replace(with: []) }
 
-    /// Clears unsent events so a resume can refill the stream from its own position.
-    public mutating func discardEvents() { dropEvents() }
 
     /// Takes whole frames from the front, up to `limit` bytes (at least one frame), for one write.
     public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) {

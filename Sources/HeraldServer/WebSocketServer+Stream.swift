@@ -19,7 +19,7 @@ extension WebSocketServer {
             if case .job(let job) = event.event {
                 logger.info("job \(job.id) \(job.kind.rawValue) \(job.state.rawValue)\(job.error.map { ": \($0)" } ?? "")")
             }
-            let frame = OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob), bytes: WebSocketFrame.text(event.json))
+            let frame = OutboundFrame.event(event)
             for (wsi, connection) in connections where event.seq > connection.coveredThrough && connection.pendingClose == nil {
                 if touched[wsi] == nil { touched[wsi] = connection.outbox.isEmpty }
                 connection.outbox.append(frame)
@@ -81,7 +81,7 @@ extension WebSocketServer {
         switch engine.resume(epoch: epoch, since: since) {
         case .events(let events):
             for event in events {
-                connection.outbox.append(OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob), bytes: WebSocketFrame.text(event.json)))
+                connection.outbox.append(.event(event))
             }
             connection.coveredThrough = events.last?.seq ?? since
         case .snapshot:

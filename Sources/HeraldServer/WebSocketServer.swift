@@ -2,7 +2,6 @@ import CLibWebSockets
 import Dispatch
 import Foundation
 import HeraldEngine
-import Synchronization
 
 /// The WebSocket and HTTP server: one libwebsockets context on one service thread.
 ///
@@ -65,7 +64,7 @@ public final class WebSocketServer: @unchecked Sendable {
         self.authorizer = Authorizer(token: configuration.controlToken)
         self.api = HTTPAPI(
             engine: engine, files: StaticFiles(root: configuration.publicDirectory), version: version,
-            authorizer: Authorizer(token: configuration.controlToken))
+            authorizer: authorizer)
         self.startInstant = clock.now
     }
 
@@ -100,7 +99,6 @@ public final class WebSocketServer: @unchecked Sendable {
         case .running(let port):
             let id = engine.subscribe { [inbox] event in inbox.push(event) }.1
             subscription.withLock { $0 = id }
-
             return port
         case .failed(let why): throw StartError.cannotListen(why)
         default: throw StartError.cannotListen("the service thread did not start")
@@ -136,12 +134,6 @@ public final class WebSocketServer: @unchecked Sendable {
         stoppedSignal.wait()
         stoppedSignal.signal()
         ticker.cancel()
-    }
-
-    /// Blocks until the server has stopped. Thread: any but the service thread.
-    public func waitUntilStopped() {
-        stoppedSignal.wait()
-        stoppedSignal.signal()
     }
 
     /// Seconds since start, monotonic. Thread: any.

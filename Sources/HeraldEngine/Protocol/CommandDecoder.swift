@@ -15,6 +15,11 @@ public enum CommandDecoder {
         do { value = try JSONParser.parse(bytes, maxDepth: maxDepth) } catch {
             return .failure(Refusal(error: EngineError(.badJSON, "not valid JSON: \(error)"), requestId: nil))
         }
+        return decode(json: value)
+    }
+
+    /// The same, for a document already parsed (the REST API parses a body once and adds its `type`).
+    public static func decode(json value: JSONValue) -> Result<Command, Refusal> {
         guard let object = value.objectValue else {
             return .failure(Refusal(error: EngineError(.badRequest, "a command is a JSON object"), requestId: nil))
         }
