@@ -2,7 +2,7 @@ import Synchronization
 
 /// What a running job sees: its params, a progress reporter, a cancellation flag, and a way to
 /// stream results. Threads: created on the dispatcher queue, then used from the job's worker
-/// threads; every member is an atomic, a constant or a hop onto the dispatcher queue.
+/// threads; every member is an atomic, a constant or a bounded hop onto the dispatcher queue.
 public final class JobContext: Sendable {
     public let id: JobID
     public let kind: JobKind
@@ -31,13 +31,14 @@ public final class JobContext: Sendable {
 
     func requestCancel() { cancelled.store(true, ordering: .relaxed) }
 
-    /// Streams a batch of result items (search matches) to subscribers. Thread: any.
+    /// Streams a batch of result items (search matches) to subscribers. Thread: any but the
+    /// dispatcher queue; waits while the dispatcher is more than `HopGate.limit` batches behind.
     public func emitResults(_ items: [JSONValue]) {
         guard !items.isEmpty else { return }
         sink.results(job: id, items: items)
     }
 
-    /// Adds headlines to the news feed, which emits one `news` event. Thread: any.
+    /// Adds headlines to the news feed, which emits one `news` event. Thread: as `emitResults`.
     public func publishNews(_ headlines: [String]) {
         guard !headlines.isEmpty else { return }
         sink.news(job: id, headlines: headlines)

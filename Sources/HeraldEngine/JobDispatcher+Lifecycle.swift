@@ -190,8 +190,8 @@ extension JobDispatcher {
         forgetOldJobs()
         if running.isEmpty {
             stopProgressTimer()
-            idleWaiter?.signal()
-            idleWaiter = nil
+            for waiter in idleWaiters { waiter.signal() }
+            idleWaiters = []
         }
     }
 

@@ -4,10 +4,6 @@ import Dispatch
 extension JobDispatcher: JobEventSink {
     /// Most uncoalesced progress hops allowed in flight before a ticker is told to slow down.
     static let uncoalescedLimit = 4096
-    /// Undelivered events (the server's inbox) above which uncoalesced progress waits: far below
-    /// the inbox's overflow point, and small enough that clients' outboxes stay short (measured:
-    /// 32,768 let outboxes grow to megabytes and cut fan-out at 1,000 clients by 7×).
-    static let deliveryBacklogLimit = 4096
 
     /// Samples one running job and emits its progress if the coalescer allows. Thread: `queue`.
     /// The coalescer lets the first value through at once (the `onFirstReport` hop) and the final one
@@ -45,10 +41,12 @@ extension JobDispatcher: JobEventSink {
         progressTimer = nil
     }
 
-    // MARK: JobEventSink (called on worker threads; each hops onto `queue`)
+    // MARK: JobEventSink (called on worker threads; each hops onto `queue`, bounded by `hops`)
 
     func results(job: JobID, items: [JSONValue]) {
+        hops.enter()
         queue.async { [self] in
+            defer { hops.leave() }
             guard running[job] != nil else { return }
             // Kept for paging up to the search cap; beyond it results are streamed but not kept, so
             // a runner that streams without end cannot grow memory without end.
@@ -61,7 +59,9 @@ extension JobDispatcher: JobEventSink {
     }
 
     func news(job: JobID, headlines: [String]) {
+        hops.enter()
         queue.async { [self] in
+            defer { hops.leave() }
             // A fetch that was cancelled meanwhile publishes nothing.
             guard running[job] != nil, !cancelRequested.contains(job) else { return }
             let added = news.append(headlines, at: Self.nowMillis())
@@ -70,9 +70,7 @@ extension JobDispatcher: JobEventSink {
     }
 
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
-        guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit,
-            deliveryBacklog.current <= Self.deliveryBacklogLimit
-        else {
+        guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit else {
             uncoalescedInFlight.subtract(1, ordering: .relaxed)
             return false
         }

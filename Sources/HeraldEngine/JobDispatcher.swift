@@ -4,13 +4,16 @@ import Synchronization
 
 /// The one dispatcher: a serial queue that owns all job state and numbers every event.
 ///
-/// Threads: every stored `var` below is read and written only on `queue`. Public methods may be
-/// called from any thread except `queue` itself (they hop onto it with `sync`); worker threads reach
-/// it only through `async` hops (`JobEventSink`). Subscribers are called on `queue`, in seq order.
+/// Threads: every stored `var` below is read and written only on `queue`. The server talks to it
+/// only by messages (`JobEngine`: `send`, `subscribe`, `unsubscribe`), which hop onto `queue` with
+/// `async` and never wait. The blocking conveniences further down (`start`, `cancel`, `snapshot`, …)
+/// hop with `sync`: they are for tests and tools, never for a thread that must not wait (the
+/// server's service thread). Worker threads reach the queue only through bounded `async` hops
+/// (`JobEventSink`). Subscribers and replies run on `queue`, in seq order.
 ///
 /// This is the seam for scale-out: a subscriber sees the whole ordered stream, so a broker publisher
-/// is one more subscriber, and a node fed by a broker would replace this type behind `EventSource`.
-public final class JobDispatcher: @unchecked Sendable {
+/// is one more subscriber, and a node fed by a broker would replace this type behind `JobEngine`.
+public final class JobDispatcher: JobEngine, @unchecked Sendable {
     // @unchecked Sendable: mutable state is confined to `queue` (see above); the rest is immutable.
     public let epoch: String
     public let configuration: EngineConfiguration
@@ -22,9 +25,12 @@ public final class JobDispatcher: @unchecked Sendable {
     let startInstant: ContinuousClock.Instant
     /// Uncoalesced progress hops queued but not yet run (benchmark `ticker` back-pressure). Thread: any.
     let uncoalescedInFlight = Atomic<Int>(0)
-    /// Events a subscriber (the server) has taken but not yet handed to its clients; uncoalesced
-    /// progress waits while it is high, so a benchmark ticker is paced by delivery. Thread: any.
-    public let deliveryBacklog = BacklogGauge()
+    /// Bounds the result and news hops that workers have queued but the dispatcher has not run yet:
+    /// a job that streams faster than the dispatcher numbers its events waits in `emitResults`
+    /// instead of growing the queue without end. Thread: any.
+    let hops = HopGate(limit: 1024)
+    /// Subscription ids, handed out without a hop. Thread: any.
+    let nextSubscriberIDs = Atomic<Int>(0)
 
     // Confined to `queue`:
     var seq: Int64 = 0
@@ -34,7 +40,6 @@ public final class JobDispatcher: @unchecked Sendable {
     var news: NewsFeed
     var log: EventLog
     var subscribers: [Int: @Sendable (SequencedEvent) -> Void] = [:]
-    var nextSubscriberID = 0
     var running: [JobID: RunningJob] = [:]
     var cancelRequested: Set<JobID> = []
     var requestIds: [String: JobID] = [:]
@@ -43,7 +48,8 @@ public final class JobDispatcher: @unchecked Sendable {
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
     var isShuttingDown = false
-    var idleWaiter: DispatchSemaphore?
+    /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
+    var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
@@ -91,7 +97,51 @@ public final class JobDispatcher: @unchecked Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
-    // MARK: - Public API (any thread but `queue`)
+    // MARK: - Messages (JobEngine): any thread, never blocks
+
+    public func send(_ request: EngineRequest, reply: @escaping @Sendable (EngineReply) -> Void) {
+        if case .page(let job, let offset, let limit) = request {
+            readPage(job: job, offset: offset, limit: limit) { reply(.page($0)) }
+            return
+        }
+        queue.async { [self] in reply(answer(request)) }
+    }
+
+    public func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> Int {
+        let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
+        queue.async { [self] in subscribers[id] = handler }
+        return id
+    }
+
+    public func unsubscribe(_ id: Int) {
+        queue.async { [self] in _ = subscribers.removeValue(forKey: id) }
+    }
+
+    /// Answers every request but `.page` (which reads files off the queue). Thread: `queue`.
+    func answer(_ request: EngineRequest) -> EngineReply {
+        dispatchPrecondition(condition: .onQueue(queue))
+        switch request {
+        case .start(let start): return .job(startOnQueue(start))
+        case .cancel(let id): return .job(cancelOnQueue(id))
+        case .snapshot: return .snapshot(makeSnapshot())
+        case .resume(let epoch, let since):
+            if epoch == self.epoch, let events = log.events(after: since, currentSeq: seq) { return .resume(.events(events)) }
+            return .resume(.snapshot(makeSnapshot()))
+        case .job(let id):
+            guard let record = jobs[JobID(id)] else { return .job(.failure(EngineError(.notFound, "no job \(id)"))) }
+            return .job(.success(record))
+        case .news: return .news(news)
+        case .statistics:
+            var copy = statistics
+            copy.jobsRunning = running.count
+            copy.seq = seq
+            for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
+            return .statistics(copy)
+        case .page: preconditionFailure("pages are read off the queue")
+        }
+    }
+
+    // MARK: - Blocking conveniences for tests and tools (any thread but `queue`; they wait)
 
     /// Starts a job, or returns the job an earlier request with the same `requestId` started.
     public func start(_ request: StartRequest) -> Result<JobRecord, EngineError> {
@@ -103,30 +153,22 @@ public final class JobDispatcher: @unchecked Sendable {
         queue.sync { cancelOnQueue(id) }
     }
 
-    /// Registers `handler` for every event after the returned snapshot, atomically: nothing is
-    /// missed and nothing repeated. `handler` runs on the dispatcher queue and must return quickly.
-    public func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> (Snapshot, Int) {
-        queue.sync {
-            let id = nextSubscriberID
-            nextSubscriberID += 1
-            subscribers[id] = handler
-            return (makeSnapshot(), id)
-        }
-    }
-
-    public func unsubscribe(_ id: Int) {
-        queue.sync { _ = subscribers.removeValue(forKey: id) }
-    }
-
     public func snapshot() -> Snapshot { queue.sync { makeSnapshot() } }
 
     /// The events after `since` in `epoch`, or a snapshot when the log no longer has them.
     public func resume(epoch: String, since: Int64) -> ResumeAnswer {
-        queue.sync {
-            if epoch == self.epoch, let events = log.events(after: since, currentSeq: seq) {
-                return .events(events)
-            }
-            return .snapshot(makeSnapshot())
+        guard case .resume(let answer) = queue.sync(execute: { answer(.resume(epoch: epoch, since: since)) }) else {
+            preconditionFailure("a resume is answered with .resume")
+        }
+        return answer
+    }
+
+    /// Subscribes and returns the snapshot the handler's first event follows, atomically.
+    public func subscribeWithSnapshot(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> (Snapshot, Int) {
+        let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
+        return queue.sync {
+            subscribers[id] = handler
+            return (makeSnapshot(), id)
         }
     }
 
@@ -134,60 +176,74 @@ public final class JobDispatcher: @unchecked Sendable {
 
     public func allJobs() -> [JobRecord] { queue.sync { order.compactMap { jobs[$0] } } }
 
+    public func currentStatistics() -> EngineStatistics {
+        guard case .statistics(let statistics) = queue.sync(execute: { answer(.statistics) }) else {
+            preconditionFailure("statistics are answered with .statistics")
+        }
+        return statistics
+    }
+
+    /// A page of a job's results, waiting for the read.
+    public func page(job id: String, offset: Int, limit: Int) -> Result<ResultPage, EngineError> {
+        let done = DispatchSemaphore(value: 0)
+        let result = Protected<Result<ResultPage, EngineError>?>(nil)
+        readPage(job: id, offset: offset, limit: limit) { answer in
+            result.withLock { $0 = answer }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
+
     public func newsFeed() -> NewsFeed { queue.sync { news } }
 
-    public func currentStatistics() -> EngineStatistics {
-        queue.sync {
-            var copy = statistics
-            copy.jobsRunning = running.count
-            copy.seq = seq
-            for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
-            return copy
-        }
-    }
-
-    /// A page of a job's results: sorted values for `sort`, streamed matches for `search`.
-    public func page(job id: String, offset: Int, limit: Int) -> Result<ResultPage, EngineError> {
-        guard offset >= 0 else { return .failure(.badRequest(field: "offset", "must be 0 or more")) }
-        guard (1...10_000).contains(limit) else { return .failure(.badRequest(field: "limit", "must be from 1 to 10000")) }
-        let found: (JobRecord, [JSONValue]?)? = queue.sync {
-            jobs[JobID(id)].map { ($0, streamedResults[$0.id]) }
-        }
-        guard let (record, streamed) = found else { return .failure(EngineError(.notFound, "no job \(id)")) }
-        do {
-            if let runner = runners[record.kind],
-                let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment)
-            {
-                return .success(page)
+    /// Reads a page of a job's results (sorted values for `sort`, streamed matches for `search`):
+    /// the job is looked up on `queue`, the file is read on a global queue, so neither the caller nor
+    /// the dispatcher waits for the disk. `reply` runs on that global queue. Thread: any.
+    func readPage(job id: String, offset: Int, limit: Int, reply: @escaping @Sendable (Result<ResultPage, EngineError>) -> Void) {
+        guard offset >= 0 else { return reply(.failure(.badRequest(field: "offset", "must be 0 or more"))) }
+        guard (1...10_000).contains(limit) else { return reply(.failure(.badRequest(field: "limit", "must be from 1 to 10000"))) }
+        queue.async { [self] in
+            guard let record = jobs[JobID(id)] else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
+            let streamed = streamedResults[record.id] ?? []
+            let runner = runners[record.kind]
+            let environment = environment
+            DispatchQueue.global(qos: .userInitiated).async {
+                do throws(EngineError) {
+                    if let runner, let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment) {
+                        return reply(.success(page))
+                    }
+                } catch {
+                    return reply(.failure(error))
+                }
+                let slice = offset < streamed.count ? Array(streamed[offset..<min(streamed.count, offset + limit)]) : []
+                reply(.success(ResultPage(offset: offset, total: streamed.count, values: slice)))
             }
-        } catch {
-            return .failure(error)
         }
-        let items = streamed ?? []
-        let slice = offset < items.count ? Array(items[offset..<min(items.count, offset + limit)]) : []
-        return .success(ResultPage(offset: offset, total: items.count, values: slice))
     }
 
-    /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, and
-    /// writes history. Thread: any but `queue`; blocks the caller.
+    /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, waits
+    /// for the cancelled jobs to end, and writes history. A second call (concurrent or later) waits
+    /// the same way for the jobs still running. Thread: any but `queue`; blocks the caller.
     public func shutdown(grace: Double) {
         let waiter = DispatchSemaphore(value: 0)
         let mustWait: Bool = queue.sync {
-            // A second, concurrent shutdown only waits for the first one's jobs to end.
-            if isShuttingDown, idleWaiter != nil { return false }
-            isShuttingDown = true
-            newsTimer?.cancel()
-            newsTimer = nil
-            for id in order where jobs[id].map({ $0.state == .queued || $0.state == .waiting }) == true {
-                _ = finishWithoutRunning(id, state: .cancelled, reason: "the server shut down before it ran")
+            if !isShuttingDown {
+                isShuttingDown = true
+                newsTimer?.cancel()
+                newsTimer = nil
+                for id in order where jobs[id].map({ $0.state == .queued || $0.state == .waiting }) == true {
+                    _ = finishWithoutRunning(id, state: .cancelled, reason: "the server shut down before it ran")
+                }
             }
             guard !running.isEmpty else { return false }
-            idleWaiter = waiter
+            idleWaiters.append(waiter)
             return true
         }
         if mustWait, waiter.wait(timeout: .now() + max(0, grace)) == .timedOut {
             queue.sync { for (id, job) in running { cancelRequested.insert(id); job.context.requestCancel() } }
-            _ = waiter.wait(timeout: .now() + 30)
+            // A job notices a cancel between units of work; history is written once it has ended.
+            waiter.wait()
         }
         history?.flush()
     }

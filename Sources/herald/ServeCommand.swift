@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
+import HeraldBench
 import HeraldEngine
+import HeraldLWS
 import HeraldServer
 
 /// `herald serve`: builds the engine and the server from flags, prints the URL, runs until a signal.
@@ -34,10 +36,16 @@ enum ServeCommand {
     private static func serve(_ options: Options) -> Int32 {
         let logger = Logger(level: options.server.logLevel)
         let history = HistoryStore(directory: options.environment.dataDirectory) { logger.warning($0) }
-        let engine = JobDispatcher(
-            configuration: options.engine, environment: options.environment, runners: JobCatalog.standardRunners(),
-            history: history)
-        let server = WebSocketServer(configuration: options.server, engine: engine, logger: logger, version: Version.herald)
+        let inbox = DeliveryInbox()
+        var runners = JobCatalog.standardRunners()
+        if options.engine.enableTicker {
+            // A rate-0 ticker waits while the server holds more undelivered events than this: paced by
+            // delivery, far below the inbox's overflow point (measured: 32,768 let clients' outboxes grow
+            // to megabytes and cut fan-out at 1,000 clients by 7×).
+            runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 }))
+        }
+        let engine = JobDispatcher(configuration: options.engine, environment: options.environment, runners: runners, history: history)
+        let server = WebSocketServer(configuration: options.server, engine: engine, logger: logger, version: Version.herald, inbox: inbox)
         let port: Int
         do { port = try server.start() } catch {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))

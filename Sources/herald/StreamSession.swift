@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEngine
+import HeraldLWS
 import HeraldServer
 
 /// Follows the server's stream for the command line: connects, keeps a `StreamMirror`, reconnects

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldLWS
 import HeraldServer
 
 // `herald [serve] …`, `herald watch …`, `herald start …`, `herald cancel …`.

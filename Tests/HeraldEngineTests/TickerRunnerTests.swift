@@ -1,10 +1,11 @@
 import Foundation
+import HeraldBench
 import HeraldEngine
 import XCTest
 
 final class TickerRunnerTests: XCTestCase {
     func testEventsArePacedAtTheRate() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeRunnerFixture(runners: [TickerRunner()])
         let started = Date()
         let job = try fixture.run(.ticker, ["rate": 100, "duration": 0.3])
         // 30 are due; a thread that wakes up more than 100 ms late (a loaded machine) may drop the last few.
@@ -17,7 +18,7 @@ final class TickerRunnerTests: XCTestCase {
     }
 
     func testRateZeroRunsFlatOutUntilTheDuration() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeRunnerFixture(runners: [TickerRunner()])
         let job = try fixture.run(.ticker, ["rate": 0, "duration": 0.05])
         let events = try XCTUnwrap(job.summary?["events"]?.intValue)
         XCTAssertGreaterThan(events, 0)
@@ -25,7 +26,7 @@ final class TickerRunnerTests: XCTestCase {
     }
 
     func testCancelStopsTheTicker() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeRunnerFixture(runners: [TickerRunner()])
         let job = try fixture.start(.ticker, ["rate": 50, "duration": 60]).get()
         XCTAssertTrue(pollUntil(timeout: 10) { !fixture.progress(of: job.id).isEmpty })
         _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
@@ -33,7 +34,7 @@ final class TickerRunnerTests: XCTestCase {
     }
 
     func testParamsAreValidated() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeRunnerFixture(runners: [TickerRunner()])
         XCTAssertEqual(try fixture.start(.ticker, ["duration": 0.01]).get().params, ["rate": 20.0, "duration": 0.01])
         for (params, field) in [(["rate": -1], "rate"), (["rate": "fast"], "rate"), (["duration": 0], "duration"),
                                 (["duration": 3601], "duration")] as [(JSONObject, String)] {
@@ -41,7 +42,20 @@ final class TickerRunnerTests: XCTestCase {
         }
     }
 
-    func testCatalogOffersEveryKind() {
-        XCTAssertEqual(Set(JobCatalog.standardRunners().map(\.kind)), Set(JobKind.allCases))
+    func testCatalogAndTheBenchKindOfferEveryKind() {
+        XCTAssertFalse(JobCatalog.standardRunners().contains { $0.kind == .ticker }, "the ticker is not a standard kind")
+        XCTAssertEqual(Set((JobCatalog.standardRunners() + [TickerRunner()]).map(\.kind)), Set(JobKind.allCases))
+    }
+
+    func testTickerWaitsWhileDeliveryIsBehind() throws {
+        let open = Protected(false)
+        let fixture = makeRunnerFixture(runners: [TickerRunner(mayEmit: { open.withLock { $0 } })])
+        let job = try fixture.start(.ticker, ["rate": 0, "duration": 60]).get()
+        // Closed: the ticker runs but emits nothing. Observed over a stretch the ticker spins through.
+        XCTAssertFalse(pollUntil(timeout: 0.3) { !fixture.progress(of: job.id).isEmpty }, "nothing is emitted while delivery is behind")
+        open.withLock { $0 = true }
+        XCTAssertTrue(pollUntil(timeout: 10) { !fixture.progress(of: job.id).isEmpty }, "emits once delivery catches up")
+        _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
+        XCTAssertEqual(fixture.waitForEnd(job.id, timeout: 5)?.state, .cancelled)
     }
 }

@@ -1,4 +1,5 @@
 import HeraldEngine
+import HeraldLWS
 import HeraldServer
 import XCTest
 

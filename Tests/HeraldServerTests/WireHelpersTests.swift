@@ -1,4 +1,5 @@
 import HeraldEngine
+import HeraldLWS
 @testable import HeraldServer
 import XCTest
 
@@ -43,11 +44,11 @@ final class WireHelpersTests: XCTestCase {
     }
 
     func testOriginRule() {
-        XCTAssertTrue(WebSocketServer.isAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", allowList: []))
-        XCTAssertTrue(WebSocketServer.isAllowed(origin: "https://Herald.example", host: "herald.example", allowList: []))
-        XCTAssertFalse(WebSocketServer.isAllowed(origin: "http://evil.example", host: "127.0.0.1:8080", allowList: []))
-        XCTAssertTrue(WebSocketServer.isAllowed(origin: "http://tool.example", host: "127.0.0.1:8080", allowList: ["http://tool.example"]))
-        XCTAssertFalse(WebSocketServer.isAllowed(origin: "null", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(Authorizer.isAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(Authorizer.isAllowed(origin: "https://Herald.example", host: "herald.example", allowList: []))
+        XCTAssertFalse(Authorizer.isAllowed(origin: "http://evil.example", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(Authorizer.isAllowed(origin: "http://tool.example", host: "127.0.0.1:8080", allowList: ["http://tool.example"]))
+        XCTAssertFalse(Authorizer.isAllowed(origin: "null", host: "127.0.0.1:8080", allowList: []))
     }
 
     func testStaticFilesRefuseEscapes() throws {

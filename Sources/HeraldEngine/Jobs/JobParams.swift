@@ -1,22 +1,22 @@
 /// Reads job params for `validate`. Every error names its field, so a client can point at the input
 /// that is wrong. Thread: any (pure functions).
-enum JobParams {
+public enum JobParams {
     /// Refuses keys a kind does not know: a misspelt `caseSensitve` would otherwise be ignored silently.
-    static func refuseUnknown(_ params: JSONObject, allowed: Set<String>) throws(EngineError) {
+    public static func refuseUnknown(_ params: JSONObject, allowed: Set<String>) throws(EngineError) {
         if let unknown = params.keys.first(where: { !allowed.contains($0) }) {
             let known = allowed.sorted().joined(separator: ", ")
             throw .badRequest(field: unknown, "unknown parameter (known: \(known.isEmpty ? "none" : known))")
         }
     }
 
-    static func bool(_ params: JSONObject, _ field: String, default value: Bool) throws(EngineError) -> Bool {
+    public static func bool(_ params: JSONObject, _ field: String, default value: Bool) throws(EngineError) -> Bool {
         guard let raw = params[field], raw != .null else { return value }
         guard let flag = raw.boolValue else { throw .badRequest(field: field, "must be true or false") }
         return flag
     }
 
     /// An integer in `range`; `10000.0` counts as an integer because JavaScript may send it that way.
-    static func integer(
+    public static func integer(
         _ params: JSONObject, _ field: String, default value: Int, in range: ClosedRange<Int>
     ) throws(EngineError) -> Int {
         guard let raw = params[field], raw != .null else { return value }
@@ -28,7 +28,7 @@ enum JobParams {
     }
 
     /// Any JSON number; the caller checks the range, which differs per field (open or closed ends).
-    static func number(_ params: JSONObject, _ field: String, default value: Double) throws(EngineError) -> Double {
+    public static func number(_ params: JSONObject, _ field: String, default value: Double) throws(EngineError) -> Double {
         guard let raw = params[field], raw != .null else { return value }
         guard let number = raw.doubleValue, number.isFinite else { throw .badRequest(field: field, "must be a number") }
         return number

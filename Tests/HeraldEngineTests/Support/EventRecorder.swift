@@ -21,7 +21,7 @@ final class EventRecorder: Sendable {
     init(_ dispatcher: JobDispatcher) {
         self.dispatcher = dispatcher
         let store = self.store
-        (snapshot, subscriberID) = dispatcher.subscribe { event in store.append(event) }
+        (snapshot, subscriberID) = dispatcher.subscribeWithSnapshot { event in store.append(event) }
     }
 
     func stop() { dispatcher.unsubscribe(subscriberID) }

@@ -1,0 +1,30 @@
+/// A question or command for the engine, sent as a message: the caller never waits for the answer,
+/// which comes back as an `EngineReply` through a callback (`JobEngine.send`).
+public enum EngineRequest: Sendable, Equatable {
+    /// Start a job (answered with `.job`).
+    case start(StartRequest)
+    /// Cancel a job by id (answered with `.job`).
+    case cancel(String)
+    /// The whole state now (answered with `.snapshot`).
+    case snapshot
+    /// The events after `since` in `epoch`, or a snapshot (answered with `.resume`).
+    case resume(epoch: String, since: Int64)
+    /// A page of a job's results (answered with `.page`).
+    case page(job: String, offset: Int, limit: Int)
+    /// One job's record (answered with `.job`, `not_found` when unknown).
+    case job(String)
+    /// The news feed (answered with `.news`).
+    case news
+    /// Counters for `/metrics` and `/healthz` (answered with `.statistics`).
+    case statistics
+}
+
+/// The engine's answer to one `EngineRequest`.
+public enum EngineReply: Sendable {
+    case job(Result<JobRecord, EngineError>)
+    case snapshot(Snapshot)
+    case resume(ResumeAnswer)
+    case page(Result<ResultPage, EngineError>)
+    case news(NewsFeed)
+    case statistics(EngineStatistics)
+}

@@ -1,0 +1,55 @@
+import HeraldServer
+internal import CLibWebSockets
+import Foundation
+
+/// One client connection's state inside a `ClientContext`.
+/// Thread: every `var` is touched only on the context's service thread; `mailbox` is thread-safe.
+final class ClientConnection: @unchecked Sendable {
+    // @unchecked Sendable: mutable members are confined to the owning context's service thread.
+    let url: WebSocketURL
+    let mailbox = ClientMailbox()
+    let extraHeaders: [(String, String)]
+    /// C strings lws reads during connect; freed when the connection ends.
+    let address: UnsafeMutablePointer<CChar>
+    let path: UnsafeMutablePointer<CChar>
+    let hostHeader: UnsafeMutablePointer<CChar>
+    let origin: UnsafeMutablePointer<CChar>?
+    /// Where lws writes the connection's wsi (it needs stable memory).
+    let wsiSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
+    var wsi: OpaquePointer?
+    var outgoing: [[UInt8]] = []
+    var inbound: [UInt8] = []
+    var wantsClose = false
+    var isOpen = false
+    var hasEnded = false
+    var peerCloseCode: UInt16?
+    var peerCloseReason: String?
+
+    init(url: WebSocketURL, origin: String?, headers: [(String, String)]) {
+        self.url = url
+        self.extraHeaders = headers
+        address = strdup(url.host)
+        path = strdup(url.path)
+        hostHeader = strdup("\(url.host):\(url.port)")
+        // lws writes "Origin: http://<origin>" itself, so it takes the origin without its scheme.
+        self.origin = origin.map { strdup($0.hasPrefix("http://") ? String($0.dropFirst(7)) : $0) }
+        wsiSlot.initialize(to: nil)
+    }
+
+    deinit {
+        free(address)
+        free(path)
+        free(hostHeader)
+        free(origin)
+        wsiSlot.deallocate()
+    }
+
+    /// Adds our headers (Authorization) to the handshake. Thread: the service thread.
+    func appendHeaders(wsi: OpaquePointer, cursor: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, end: UnsafeMutablePointer<UInt8>?) -> Int32 {
+        guard let end else { return 0 }
+        for (name, value) in extraHeaders {
+            if lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), cursor, end) != 0 { return -1 }
+        }
+        return 0
+    }
+}

@@ -1,0 +1,73 @@
+import HeraldServer
+import Foundation
+
+/// A WebSocket client over libwebsockets, for the command line, the tests and the benchmarks.
+/// Thread: any; each call is a message to the context's service thread or a read of the mailbox.
+public final class WebSocketClient: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(description: String) { self.description = description }
+    }
+
+    public let url: WebSocketURL
+    private let connection: ClientConnection
+    private let context: ClientContext
+    /// Set when this client made its own context (and so must stop it).
+    private let ownsContext: Bool
+
+    /// - Parameters:
+    ///   - origin: an `Origin` header to send, as a browser would; none by default, like CLI tools.
+    ///   - token: sent as `Authorization: Bearer …` in the handshake.
+    ///   - context: share one service thread among many clients; by default the client has its own.
+    public init(url: WebSocketURL, origin: String? = nil, token: String? = nil, context: ClientContext? = nil) throws {
+        self.url = url
+        var headers: [(String, String)] = []
+        if let token { headers.append(("authorization:", "Bearer \(token)")) }
+        self.connection = ClientConnection(url: url, origin: origin, headers: headers)
+        if let context {
+            self.context = context
+            ownsContext = false
+        } else {
+            self.context = try ClientContext()
+            ownsContext = true
+        }
+    }
+
+    /// Opens the connection and waits until the handshake is done.
+    public func connect(timeout: Double = 5) throws {
+        context.submit(.connect(connection))
+        switch connection.mailbox.next(timeout: timeout) {
+        case .open?: return
+        case .closed(_, let reason)?: throw Failure(description: "cannot connect to \(url): \(reason)")
+        case .message?, nil: throw Failure(description: "no answer from \(url) within \(timeout) s")
+        }
+    }
+
+    /// Starts connecting without waiting; `.open` or `.closed` arrives through `next`.
+    public func connectInBackground() {
+        context.submit(.connect(connection))
+    }
+
+    public func send(_ text: String) {
+        context.submit(.send(connection, Array(text.utf8)))
+    }
+
+    /// Sends raw bytes as one text message (tests use it for invalid UTF-8).
+    public func send(bytes: [UInt8]) {
+        context.submit(.send(connection, bytes))
+    }
+
+    /// The next event, or nil after `timeout` seconds without one.
+    public func next(timeout: Double) -> ClientEvent? {
+        connection.mailbox.next(timeout: timeout)
+    }
+
+    /// Closes with 1000. The `.closed` event follows.
+    public func close() {
+        context.submit(.close(connection))
+    }
+
+    deinit {
+        if ownsContext { context.shutdown() }
+    }
+}

@@ -1,0 +1,29 @@
+/// A libwebsockets callback reason, turned into a Swift value as soon as it arrives.
+/// Buffers are only valid during the callback that carries them.
+enum ServiceEvent {
+    /// A WebSocket handshake: decide whether to accept it (path, origin, limits).
+    case filterConnection
+    case established
+    case receive(UnsafeRawBufferPointer)
+    case writeable
+    /// The peer sent a close frame with this code (nil when it had none).
+    case peerClose(code: UInt16?)
+    case closed
+    /// The socket is being freed; arrives for every socket, also one whose handshake never completed.
+    case destroyed
+    /// `lws_cancel_service` woke the loop: deliveries or a stop are waiting. Arrives once per protocol.
+    case wakeUp
+    case http(uri: String)
+    case httpBody(UnsafeRawBufferPointer)
+    case httpBodyComplete
+    case httpWriteable
+    case httpClosed
+}
+
+/// What the callback returns to libwebsockets.
+enum CallbackAction {
+    /// Return 0: carry on.
+    case proceed
+    /// Return -1 (or 1 in a filter): close or refuse this connection.
+    case close
+}

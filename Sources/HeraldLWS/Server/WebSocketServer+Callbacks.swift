@@ -1,0 +1,122 @@
+import Dispatch
+import HeraldEngine
+import HeraldServer
+internal import CLibWebSockets
+
+/// Each libwebsockets callback, turned into one hub call; then the hub's actions are performed.
+/// Thread: the service thread.
+extension WebSocketServer {
+    func handle(_ event: ServiceEvent, on wsi: OpaquePointer) -> CallbackAction {
+        defer { performActions() }
+        let now = uptime()
+        switch event {
+        case .filterConnection:
+            let id = assignID(wsi)
+            let handshake = Handshake(
+                path: LWSHeaders.value(wsi, WSI_TOKEN_GET_URI) ?? "", origin: LWSHeaders.value(wsi, WSI_TOKEN_ORIGIN),
+                host: LWSHeaders.value(wsi, WSI_TOKEN_HOST) ?? "", query: LWSHeaders.query(wsi),
+                authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), peer: LWSHeaders.peer(wsi))
+            switch hub.handshake(id, handshake) {
+            case .accept: return .proceed
+            case .refuse: return .close
+            }
+        case .established:
+            guard let id = ids[wsi] else { return .close }
+            hub.opened(id, now: now, into: &actions)
+            return .proceed
+        case .receive(let bytes):
+            guard let id = ids[wsi] else { return .proceed }
+            let isFinal = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
+            hub.received(id, bytes, isBinary: lws_frame_is_binary(wsi) != 0, isFinal: isFinal, now: now, into: &actions)
+            return .proceed
+        case .writeable:
+            guard let id = ids[wsi] else { return .proceed }
+            return write(to: wsi, id: id)
+        case .peerClose(let code):
+            if let id = ids[wsi] { hub.peerClosed(id, code: code) }
+            return .proceed
+        case .closed, .destroyed:
+            forget(wsi)
+            return .proceed
+        case .wakeUp:
+            drainInbox(now: now)
+            return .proceed
+        case .http(let uri): return beginHTTP(uri: uri, on: wsi)
+        case .httpBody(let bytes): return receiveBody(bytes, on: wsi)
+        case .httpBodyComplete: return completeBody(on: wsi)
+        case .httpWriteable: return writeHTTP(to: wsi)
+        case .httpClosed:
+            forgetExchange(wsi)
+            return .proceed
+        }
+    }
+
+    func assignID(_ wsi: OpaquePointer) -> ConnectionID {
+        forget(wsi)
+        let id = nextID
+        nextID += 1
+        ids[wsi] = id
+        sockets[id] = wsi
+        return id
+    }
+
+    /// The socket is gone (closed, or destroyed before its handshake completed): the hub forgets it.
+    func forget(_ wsi: OpaquePointer) {
+        forgetExchange(wsi)
+        guard let id = ids.removeValue(forKey: wsi) else { return }
+        sockets.removeValue(forKey: id)
+        hub.closed(id)
+    }
+
+    /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
+    func drainInbox(now: Double) {
+        let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
+        if drained.more { inbox.wake() }
+        hub.deliver(drained, now: now, isChoked: { [sockets] id in
+            // lws_send_pipe_choked costs a poll(): the hub asks only for connections over their cap.
+            sockets[id].map { lws_send_pipe_choked($0) != 0 } ?? false
+        }, into: &actions)
+    }
+
+    /// Writes what the hub gives for one writable callback: whole frames in one raw write.
+    func write(to wsi: OpaquePointer, id: ConnectionID) -> CallbackAction {
+        switch hub.writable(id, into: &batchBuffer) {
+        case .idle:
+            return .proceed
+        case .close(let code, let reason):
+            var text = Array(reason.utf8.prefix(120))
+            lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
+            return .close
+        case .write(_, let more):
+            let written = batchBuffer.withUnsafeMutableBufferPointer { buffer in
+                // LWS_WRITE_HTTP is lws's raw write: on a WebSocket it sends our pre-framed bytes as they
+                // are, and queues any unsent tail itself before the next writable callback.
+                lws_write(wsi, buffer.baseAddress, buffer.count, LWS_WRITE_HTTP)
+            }
+            guard LWSResult.succeeded(Int32(clamping: written), "lws_write", logger: logger) else { return .close }
+            if more { lws_callback_on_writable(wsi) }
+            return .proceed
+        }
+    }
+
+    /// Performs the actions the last hub call returned, in order.
+    func performActions() {
+        guard !actions.isEmpty else { return }
+        let pending = actions
+        actions.removeAll(keepingCapacity: true)
+        for action in pending {
+            switch action {
+            case .wantWritable(let id):
+                if let wsi = sockets[id] { lws_callback_on_writable(wsi) }
+            case .ask(let request, let ticket):
+                engine.send(request) { [inbox] reply in inbox.post(.answer(ticket, reply)) }
+            case .respond(let id, let response):
+                respond(id, response)
+            case .readFile(let id, let path):
+                DispatchQueue.global(qos: .userInitiated).async { [files, inbox] in
+                    inbox.post(.file(id, files.response(for: path)))
+                }
+            }
+        }
+    }
+}

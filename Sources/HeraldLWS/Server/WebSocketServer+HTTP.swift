@@ -1,0 +1,114 @@
+import HeraldEngine
+import HeraldServer
+internal import CLibWebSockets
+
+/// Plain HTTP on the same port: reading requests off the socket and writing responses. What a
+/// request means is the hub's business (`StreamHub.httpRequest`). Thread: the service thread.
+extension WebSocketServer {
+    func beginHTTP(uri: String, on wsi: OpaquePointer) -> CallbackAction {
+        forgetExchange(wsi)
+        let method = LWSHeaders.method(wsi)
+        let request = HTTPRequest(
+            method: method, path: uri, query: LWSHeaders.query(wsi),
+            authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
+        let exchange = HTTPExchange(id: nextID, request: request)
+        nextID += 1
+        exchanges[wsi] = exchange
+        sockets[exchange.id] = wsi
+        if method == "POST" {
+            let declared = LWSHeaders.value(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
+            if declared > configuration.maxBodyBytes {
+                // Refused before the body is read: answer now and close after the answer.
+                refuseBody(exchange)
+            } else if declared == 0 {
+                return completeBody(on: wsi)
+            }
+            // Otherwise the body arrives in HTTP_BODY callbacks.
+            return .proceed
+        }
+        hub.httpRequest(exchange.id, request, into: &actions)
+        return .proceed
+    }
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer, on wsi: OpaquePointer) -> CallbackAction {
+        guard let exchange = exchanges[wsi], !exchange.isComplete else { return .proceed }
+        guard exchange.request.body.count + bytes.count <= configuration.maxBodyBytes else {
+            refuseBody(exchange)
+            return .proceed
+        }
+        exchange.request.body.append(contentsOf: bytes)
+        return .proceed
+    }
+
+    func completeBody(on wsi: OpaquePointer) -> CallbackAction {
+        guard let exchange = exchanges[wsi], !exchange.isComplete else { return .proceed }
+        exchange.isComplete = true
+        hub.httpRequest(exchange.id, exchange.request, into: &actions)
+        return .proceed
+    }
+
+    /// A body over the limit: a 413 at once, and the connection closes after it.
+    private func refuseBody(_ exchange: HTTPExchange) {
+        exchange.isComplete = true
+        exchange.closeAfterResponse = true
+        respond(exchange.id, .error(EngineError(.tooLarge, "request body over \(configuration.maxBodyBytes) bytes")))
+    }
+
+    /// Sets the exchange's response and asks to write it. A response for an exchange that is gone
+    /// (the client left, or a later request on the same connection replaced it) is dropped.
+    func respond(_ id: ConnectionID, _ response: HTTPResponse) {
+        guard let wsi = sockets[id], let exchange = exchanges[wsi], exchange.id == id, exchange.response == nil else { return }
+        exchange.isComplete = true
+        exchange.response = response
+        logger.debug("\(exchange.request.method) \(exchange.request.path) → \(response.status)")
+        lws_callback_on_writable(wsi)
+    }
+
+    /// Headers in one callback, then the body in chunks, then the transaction ends (keep-alive).
+    func writeHTTP(to wsi: OpaquePointer) -> CallbackAction {
+        guard let exchange = exchanges[wsi], let response = exchange.response else { return .proceed }
+        let pre = herald_lws_pre()
+        if !exchange.headersSent {
+            exchange.headersSent = true
+            var buffer = [UInt8](repeating: 0, count: pre + 4096)
+            let written = buffer.withUnsafeMutableBufferPointer { raw -> Int32 in
+                let start = raw.baseAddress! + pre
+                let end = raw.baseAddress! + raw.count - 1
+                var cursor: UnsafeMutablePointer<UInt8>? = start
+                var result = lws_add_http_common_headers(
+                    wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &cursor, end)
+                for (name, value) in HTTPResponse.securityHeaders + response.headers + (exchange.closeAfterResponse ? [("connection:", "close")] : [])
+                where result == 0 {
+                    result = lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &cursor, end)
+                }
+                return result == 0 ? lws_finalize_write_http_header(wsi, start, &cursor, end) : result
+            }
+            guard LWSResult.succeeded(written == 0 ? 0 : -1, "writing HTTP headers", logger: logger) else { return .close }
+            lws_callback_on_writable(wsi)
+            return .proceed
+        }
+        let chunk = min(32 * 1024, response.body.count - exchange.bodyOffset)
+        let isLast = exchange.bodyOffset + chunk >= response.body.count
+        var buffer = [UInt8](repeating: 0, count: pre + chunk)
+        buffer.replaceSubrange(pre..<(pre + chunk), with: response.body[exchange.bodyOffset..<(exchange.bodyOffset + chunk)])
+        let written = buffer.withUnsafeMutableBufferPointer { raw in
+            lws_write(wsi, raw.baseAddress! + pre, chunk, isLast ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP)
+        }
+        guard LWSResult.succeeded(Int32(clamping: written), "lws_write", logger: logger) else { return .close }
+        exchange.bodyOffset += chunk
+        guard isLast else {
+            lws_callback_on_writable(wsi)
+            return .proceed
+        }
+        forgetExchange(wsi)
+        if exchange.closeAfterResponse || lws_http_transaction_completed(wsi) != 0 { return .close }
+        return .proceed
+    }
+
+    /// The exchange ended (answered, replaced by the next request, or its socket closed).
+    func forgetExchange(_ wsi: OpaquePointer) {
+        guard let exchange = exchanges.removeValue(forKey: wsi) else { return }
+        sockets.removeValue(forKey: exchange.id)
+        hub.closed(exchange.id)
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import HeraldEngine
+import HeraldServer
+internal import CLibWebSockets
+import Synchronization
+
+/// Routes libwebsockets' own messages into Herald's log. lws's log hook is process-wide (a C function
+/// pointer with no user data), so the target logger is process-wide too: the last server started wins.
+enum LibWebSocketsLog {
+    private static let target = Protected<Logger?>(nil)
+
+    /// For processes with no server (the CLI, tests): errors only, and no start-up banner.
+    static func quietIfUnrouted() {
+        guard target.withLock({ $0 == nil }) else { return }
+        lws_set_log_level(Int32(LLL_ERR), { _, line in
+            guard let line else { return }
+            FileHandle.standardError.write(Data("lws: \(String(cString: line))".utf8))
+        })
+    }
+
+    static func route(to logger: Logger) {
+        target.withLock { $0 = logger }
+        var levels = Int32(LLL_ERR | LLL_WARN)
+        if logger.level >= .debug { levels |= Int32(LLL_NOTICE | LLL_INFO) }
+        // Set before any context exists: it is process-wide, and it silences lws's start-up banner.
+        lws_set_log_level(levels, { level, line in
+            guard let line else { return }
+            let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+            let mapped: LogLevel = level & Int32(LLL_ERR) != 0 ? .error : (level & Int32(LLL_WARN) != 0 ? .warning : .debug)
+            LibWebSocketsLog.target.withLock { $0 }?.log(mapped, "lws: \(text)")
+        })
+    }
+}

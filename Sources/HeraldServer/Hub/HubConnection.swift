@@ -1,0 +1,44 @@
+import HeraldEngine
+
+/// One WebSocket client as the hub sees it. Thread: the service thread only (created, used and
+/// dropped inside `StreamHub`).
+final class HubConnection {
+    let id: ConnectionID
+    let peer: String
+    var outbox: Outbox
+    var commandBucket: TokenBucket
+    var stream: StreamPosition
+    /// The message being received, across fragments.
+    var inbound: [UInt8] = []
+    var inboundIsBinary = false
+    /// Set when the connection must close at its next writable callback, with this code and reason.
+    var pendingClose: (code: UInt16, reason: String)?
+    /// Whether `auth` (or the handshake) presented the control token.
+    var isAuthorized: Bool
+    var closeCodeFromPeer: UInt16?
+    /// A connection to the test-only `/echo` endpoint: no events, every message echoed.
+    let isEcho: Bool
+
+    init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool, isEcho: Bool) {
+        self.id = id
+        self.peer = peer
+        self.outbox = outbox
+        self.commandBucket = commandBucket
+        self.isAuthorized = isAuthorized
+        self.isEcho = isEcho
+        self.stream = isEcho ? .none : .awaitingSnapshot(reason: .connect, generation: 0)
+    }
+}
+
+/// Where a connection's stream stands.
+enum StreamPosition: Equatable {
+    /// Events up to `coveredThrough` are covered by what it was sent (a snapshot or a resume); later
+    /// ones are appended as they come.
+    case live(coveredThrough: Int64)
+    /// Waiting for a snapshot asked for at or after this overflow generation; events are skipped.
+    case awaitingSnapshot(reason: WireEncoder.SnapshotReason, generation: Int)
+    /// Waiting for the engine's answer to a resume; events are skipped.
+    case awaitingResume
+    /// No stream (the echo endpoint) or closing.
+    case none
+}

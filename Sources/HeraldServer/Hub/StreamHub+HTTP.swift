@@ -1,0 +1,31 @@
+import HeraldEngine
+
+/// Plain HTTP on the same port: the REST API, health, metrics and the dashboard's files.
+/// Thread: the service thread.
+extension StreamHub {
+    /// A complete HTTP request (headers and body). Answered at once, or later when the engine's
+    /// answer or the file arrives through the inbox.
+    public mutating func httpRequest(_ id: ConnectionID, _ request: HTTPRequest, into actions: inout [HubAction]) {
+        if isClosing {
+            return respond(id, .error(EngineError(.shuttingDown, "the server is shutting down")), into: &actions)
+        }
+        if request.path == "/ws" {
+            return respond(id, .text("This is the WebSocket endpoint: connect with a WebSocket client.\n", status: 426), into: &actions)
+        }
+        switch api.route(request) {
+        case .respond(let response):
+            respond(id, response, into: &actions)
+        case .ask(let engineRequest, let query):
+            pendingHTTP.insert(id)
+            actions.append(.ask(engineRequest, .http(id, query)))
+        case .file(let path):
+            pendingHTTP.insert(id)
+            actions.append(.readFile(id, path: path))
+        }
+    }
+
+    mutating func respond(_ id: ConnectionID, _ response: HTTPResponse, into actions: inout [HubAction]) {
+        metrics.httpRequests += 1
+        actions.append(.respond(id, response))
+    }
+}

@@ -1,0 +1,93 @@
+import HeraldEngine
+
+/// Inbound WebSocket messages and the commands they carry. Thread: the service thread.
+extension StreamHub {
+    /// One received fragment. `isFinal` is true when it completes a message.
+    public mutating func received(
+        _ id: ConnectionID, _ bytes: UnsafeRawBufferPointer, isBinary: Bool, isFinal: Bool, now: Double, into actions: inout [HubAction]
+    ) {
+        guard let connection = connections[id] else { return }
+        // Closing (1009 below): what is still arriving is read and dropped, so the transport stays in
+        // step with the frames and the close frame goes out at the next writable callback.
+        if connection.pendingClose != nil { return }
+        if connection.inbound.isEmpty { connection.inboundIsBinary = isBinary }
+        let limit = connection.isEcho ? configuration.echoMaxMessageBytes : configuration.maxMessageBytes
+        guard connection.inbound.count + bytes.count <= limit else {
+            connection.inbound = []
+            connection.outbox.removeAll()
+            connection.stream = .none
+            connection.pendingClose = (1009, "message over \(limit) bytes")
+            actions.append(.wantWritable(id))
+            return
+        }
+        connection.inbound.append(contentsOf: bytes)
+        guard isFinal else { return }
+        let message = connection.inbound
+        connection.inbound.removeAll(keepingCapacity: connection.inbound.capacity <= 4096)
+        if connection.isEcho {
+            let opcode = connection.inboundIsBinary ? WebSocketFrame.binaryOpcode : WebSocketFrame.textOpcode
+            let wasEmpty = connection.outbox.isEmpty
+            connection.outbox.append(OutboundFrame(kind: .reply, bytes: WebSocketFrame.frame(opcode: opcode, message)))
+            if wasEmpty { actions.append(.wantWritable(id)) }
+            return
+        }
+        if connection.inboundIsBinary {
+            reply(connection, WireEncoder.error(EngineError(.badRequest, "commands are JSON text frames, not binary"), requestId: nil), into: &actions)
+            return
+        }
+        handleMessage(message, from: connection, now: now, into: &actions)
+    }
+
+    mutating func handleMessage(_ message: [UInt8], from connection: HubConnection, now: Double, into actions: inout [HubAction]) {
+        guard connection.commandBucket.take(now: now) else {
+            metrics.countCommand("any", outcome: ErrorCode.rateLimited.rawValue)
+            // Each refusal is answered while this client's backlog is small; once its replies pile up
+            // (half the outbox cap) further refusals are dropped, so a flood cannot grow memory.
+            if connection.outbox.pendingBytes < configuration.outboxCapBytes / 2 {
+                let error = EngineError(.rateLimited, "too many commands; at most \(Int(configuration.commandsPerSecond)) per second")
+                reply(connection, WireEncoder.error(error, requestId: nil), into: &actions)
+            }
+            return
+        }
+        switch CommandDecoder.decode(message) {
+        case .failure(let refusal):
+            metrics.countCommand("invalid", outcome: refusal.error.code.rawValue)
+            reply(connection, WireEncoder.error(refusal.error, requestId: refusal.requestId), into: &actions)
+        case .success(let command):
+            execute(command, from: connection, into: &actions)
+        }
+    }
+
+    /// Runs one command: answered now (ping, auth, refusals) or sent to the engine, whose answer
+    /// becomes the reply (`answer(_:_:into:)`).
+    private mutating func execute(_ command: Command, from connection: HubConnection, into actions: inout [HubAction]) {
+        func unauthorized(_ requestId: String?) {
+            let error = EngineError(.unauthorized, "this server needs a token to start or cancel jobs")
+            metrics.countCommand(command.typeName, outcome: error.code.rawValue)
+            reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions)
+        }
+        switch command {
+        case .start(let request):
+            guard connection.isAuthorized else { return unauthorized(request.requestId) }
+            actions.append(.ask(.start(request), .command(connection.id, type: command.typeName, requestId: request.requestId)))
+        case .cancel(let job, let requestId):
+            guard connection.isAuthorized else { return unauthorized(requestId) }
+            actions.append(.ask(.cancel(job), .command(connection.id, type: command.typeName, requestId: requestId)))
+        case .resume(let epoch, let since):
+            metrics.countCommand(command.typeName, outcome: "ok")
+            resume(connection, epoch: epoch, since: since, into: &actions)
+        case .page(let job, let offset, let limit, let requestId):
+            actions.append(.ask(.page(job: job, offset: offset, limit: limit), .page(connection.id, job: job, requestId: requestId)))
+        case .ping:
+            metrics.countCommand(command.typeName, outcome: "ok")
+            reply(connection, WireEncoder.pong, into: &actions)
+        case .auth(let token, let requestId):
+            guard authorizer.accepts(token) else { return unauthorized(requestId) }
+            metrics.countCommand(command.typeName, outcome: "ok")
+            connection.isAuthorized = true
+            var object: JSONObject = ["type": "accepted"]
+            if let requestId { object["requestId"] = .string(requestId) }
+            reply(connection, JSONWriter.encode(.object(object)), into: &actions)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import HeraldEngine
+
+/// The WebSocket and HTTP server's logic, with no sockets: connections by integer id, their outboxes
+/// and the slow-client policy (collapse → resync → close 4008), rate limits, authorisation, resume
+/// decisions, and the REST routes. It takes transport events (handshakes, messages, writable
+/// sockets, closes, HTTP requests) and deliveries from the inbox, and answers with `HubAction`s that
+/// the transport performs: asks for writable callbacks, bytes to write, closes, requests for the
+/// engine. It never blocks and never calls the engine; the engine's answers come back as deliveries.
+///
+/// Thread: the service thread only (a plain value type owned by the transport). `now` is seconds on
+/// a monotonic clock, passed in so tests control time.
+public struct StreamHub {
+    public let configuration: ServerConfiguration
+    let logger: Logger
+    let authorizer: Authorizer
+    let api: HTTPAPI
+    /// The engine's epoch, for `/healthz`.
+    let epoch: String
+
+    var connections: [ConnectionID: HubConnection] = [:]
+    var handshakes: [ConnectionID: PendingHandshake] = [:]
+    /// HTTP exchanges waiting for the engine or a file, so a late answer for a closed one is dropped.
+    var pendingHTTP: Set<ConnectionID> = []
+    public internal(set) var metrics = ServerMetrics()
+    public internal(set) var isClosing = false
+    /// Bumped when the inbox overflowed: a snapshot asked for earlier does not cover what was dropped.
+    var overflowGeneration = 0
+    /// The generation of the snapshot request in flight, if any: one request serves every waiter.
+    var snapshotInFlight: Int?
+    /// Seconds since start, as last told by the transport (for `/healthz` and `/metrics`).
+    var uptime: Double = 0
+
+    /// What a handshake said, kept from the filter until the connection is established.
+    struct PendingHandshake {
+        var resume: (epoch: String, since: Int64)?
+        var authorized: Bool
+        var peer: String
+        var echo: Bool
+    }
+
+    public init(configuration: ServerConfiguration, epoch: String, logger: Logger, version: String) {
+        self.configuration = configuration
+        self.logger = logger
+        self.epoch = epoch
+        self.authorizer = Authorizer(token: configuration.controlToken)
+        self.api = HTTPAPI(version: version, authorizer: authorizer)
+    }
+
+    /// Open WebSocket connections.
+    public var connectionCount: Int { connections.count }
+
+    /// Stream connections (not echo), for bounding the fan-out work of one turn.
+    var streamConnectionCount: Int { connections.count }
+
+    // MARK: - Handshakes and connections
+
+    /// Accepts or refuses a WebSocket handshake (path, limits, origin) and remembers what it said.
+    public mutating func handshake(_ id: ConnectionID, _ request: Handshake) -> HandshakeDecision {
+        func refuse(_ why: String) -> HandshakeDecision {
+            metrics.connectionsRefused += 1
+            logger.info("refused WebSocket from \(request.peer) for \(request.path): \(why)")
+            return .refuse(why)
+        }
+        guard !isClosing else { return refuse("shutting down") }
+        let isEcho = configuration.echoEndpoint && request.path == "/echo"
+        guard request.path == "/ws" || isEcho else { return refuse("only /ws accepts WebSocket connections") }
+        guard connections.count + handshakes.count < configuration.maxConnections else {
+            return refuse("connection limit (\(configuration.maxConnections)) reached")
+        }
+        if let origin = request.origin {
+            guard Authorizer.isAllowed(origin: origin, host: request.host, allowList: configuration.allowedOrigins) else {
+                return refuse("origin \(origin) is not allowed")
+            }
+        }
+        var resume: (String, Int64)?
+        if let epoch = request.query["epoch"], let since = request.query["since"].flatMap({ Int64($0) }), since >= 0 {
+            resume = (epoch, since)
+        }
+        let bearer = request.authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+        let authorized = authorizer.isRequired ? authorizer.accepts(bearer ?? request.query["token"]) : true
+        handshakes[id] = PendingHandshake(resume: resume, authorized: authorized, peer: request.peer, echo: isEcho)
+        return .accept
+    }
+
+    /// The handshake completed: the connection gets a snapshot (or its resume) before any event.
+    public mutating func opened(_ id: ConnectionID, now: Double, into actions: inout [HubAction]) {
+        let handshake = handshakes.removeValue(forKey: id) ?? PendingHandshake(resume: nil, authorized: !authorizer.isRequired, peer: "?", echo: false)
+        let connection = HubConnection(
+            id: id, peer: handshake.peer,
+            outbox: Outbox(capBytes: configuration.outboxCapBytes, resyncLimit: configuration.resyncLimit, resyncWindow: configuration.resyncWindowSeconds),
+            commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
+            isAuthorized: handshake.authorized, isEcho: handshake.echo)
+        connections[id] = connection
+        guard !connection.isEcho else { return }
+        metrics.connectionsAccepted += 1
+        metrics.connectionsOpen = connections.count
+        logger.info("connection \(id) opened from \(connection.peer)")
+        if let (epoch, since) = handshake.resume {
+            resume(connection, epoch: epoch, since: since, into: &actions)
+        } else {
+            awaitSnapshot(connection, reason: .connect, into: &actions)
+        }
+    }
+
+    /// The peer sent a close frame.
+    public mutating func peerClosed(_ id: ConnectionID, code: UInt16?) {
+        connections[id]?.closeCodeFromPeer = code
+    }
+
+    /// The transport is done with this id (a WebSocket, a handshake that never completed, or an
+    /// HTTP exchange): forget everything about it.
+    public mutating func closed(_ id: ConnectionID) {
+        handshakes.removeValue(forKey: id)
+        pendingHTTP.remove(id)
+        guard let connection = connections.removeValue(forKey: id) else { return }
+        guard !connection.isEcho else { return }
+        metrics.connectionsOpen = connections.count
+        let code = connection.pendingClose.map { " (\($0.code) \($0.reason))" } ?? connection.closeCodeFromPeer.map { " (peer sent \($0))" } ?? ""
+        logger.info("connection \(id) closed\(code)")
+    }
+
+    /// Starts a graceful stop: no new connections, every client closed with 1001.
+    public mutating func beginClosing(into actions: inout [HubAction]) {
+        guard !isClosing else { return }
+        isClosing = true
+        logger.info("shutting down: closing \(connections.count) connection(s)")
+        for (id, connection) in connections {
+            connection.outbox.discardEvents()
+            connection.stream = .none
+            connection.pendingClose = (1001, "server shutting down")
+            actions.append(.wantWritable(id))
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Fills `buffer` with as many whole frames as fit one write (a raw write of frames framed in
+    /// advance), or says to close. Called from the transport's writable callback.
+    public mutating func writable(_ id: ConnectionID, into buffer: inout [UInt8]) -> WriteStep {
+        buffer.removeAll(keepingCapacity: true)
+        guard let connection = connections[id] else { return .idle }
+        if connection.outbox.isEmpty, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
+        guard !connection.outbox.isEmpty else { return .idle }
+        let before = connection.outbox.count
+        connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
+        let frames = before - connection.outbox.count
+        metrics.framesSent += frames
+        metrics.bytesSent += buffer.count
+        return .write(frames: frames, more: !connection.outbox.isEmpty || connection.pendingClose != nil)
+    }
+
+    // MARK: - Snapshots and resumes
+
+    /// Drops the connection's queued events and has it wait for a snapshot; asks the engine for one
+    /// unless a request that covers it is in flight.
+    mutating func awaitSnapshot(_ connection: HubConnection, reason: WireEncoder.SnapshotReason, into actions: inout [HubAction]) {
+        connection.outbox.discardEvents()
+        connection.stream = .awaitingSnapshot(reason: reason, generation: overflowGeneration)
+        requestSnapshotIfNeeded(into: &actions)
+    }
+
+    mutating func requestSnapshotIfNeeded(into actions: inout [HubAction]) {
+        if let inFlight = snapshotInFlight, inFlight >= overflowGeneration { return }
+        snapshotInFlight = overflowGeneration
+        actions.append(.ask(.snapshot, .snapshot(generation: overflowGeneration)))
+    }
+
+    /// Points the connection's stream at `since`: the engine answers with the missed events or a snapshot.
+    mutating func resume(_ connection: HubConnection, epoch: String, since: Int64, into actions: inout [HubAction]) {
+        connection.outbox.discardEvents()
+        connection.stream = .awaitingResume
+        actions.append(.ask(.resume(epoch: epoch, since: since), .resume(connection.id, since: since)))
+    }
+
+    /// Queues a reply frame for one connection.
+    mutating func reply(_ connection: HubConnection, _ payload: [UInt8], into actions: inout [HubAction]) {
+        let wasEmpty = connection.outbox.isEmpty
+        connection.outbox.append(OutboundFrame(kind: .reply, bytes: WebSocketFrame.text(payload)))
+        if wasEmpty { actions.append(.wantWritable(connection.id)) }
+    }
+}
