@@ -25,25 +25,19 @@ public final class ClientContext: @unchecked Sendable {
 
     private let shared = Protected(Shared())
     private let stopped = DispatchSemaphore(value: 0)
-    private let protocols: UnsafeMutablePointer<lws_protocols>
-    private let protocolName = strdup("herald-client")!
+    private let protocols = ClientProtocols()
     // Service thread only:
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var context: OpaquePointer?
 
     public init() throws {
         LibWebSocketsLog.quietIfUnrouted()
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        protocols[0].name = UnsafePointer(protocolName)
-        protocols[0].callback = heraldClientCallback
-        protocols[0].rx_buffer_size = 64 * 1024
         let ready = DispatchSemaphore(value: 0)
         let failed = Protected(false)
         let thread = Thread { [self] in
             var info = lws_context_creation_info()
             info.port = CONTEXT_PORT_NO_LISTEN
-            info.protocols = UnsafePointer(protocols)
+            info.protocols = UnsafePointer(protocols.array)
             info.gid = -1
             info.uid = -1
             info.user = Unmanaged.passUnretained(self).toOpaque()
@@ -69,17 +63,13 @@ public final class ClientContext: @unchecked Sendable {
         thread.start()
         ready.wait()
         if failed.withLock({ $0 }) {
-            free(protocolName)
-            protocols.deallocate()
+            // `deinit` still runs (every property is set); `protocols` frees itself once, with `self`.
             throw WebSocketClient.Failure(description: "cannot create a libwebsockets client context")
         }
     }
 
     deinit {
         shutdown()
-        free(protocolName)
-        protocols.deinitialize(count: 2)
-        protocols.deallocate()
     }
 
     /// Closes every connection and stops the service thread. Idempotent. Thread: any but its own.
@@ -135,7 +125,7 @@ public final class ClientContext: @unchecked Sendable {
         info.host = UnsafePointer(connection.hostHeader)
         info.origin = connection.origin.map { UnsafePointer($0) }
         info.ietf_version_or_minus_one = -1
-        info.local_protocol_name = UnsafePointer(protocolName)
+        info.local_protocol_name = UnsafePointer(protocols.name)
         info.pwsi = UnsafeMutablePointer(connection.wsiSlot)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
         if lws_client_connect_via_info(&info) == nil, !connection.hasEnded {
@@ -190,5 +180,28 @@ public final class ClientContext: @unchecked Sendable {
         // lws calls no more for this wsi; the callback's own reference keeps the object alive
         // until it returns, and the `WebSocketClient` keeps it after that.
         connections.removeValue(forKey: ObjectIdentifier(connection))
+    }
+}
+
+/// The protocols array and its name: lws keeps raw pointers into both for the context's whole life.
+/// Freed exactly once, by `deinit`, when the owning context goes (after `lws_context_destroy`, or after
+/// `lws_create_context` failed). Thread: written in `init`, then only read, by the service thread.
+final class ClientProtocols {
+    let name: UnsafeMutablePointer<CChar>
+    let array: UnsafeMutablePointer<lws_protocols>
+
+    init() {
+        name = strdup("herald-client")
+        array = .allocate(capacity: 2)
+        array.initialize(repeating: lws_protocols(), count: 2)
+        array[0].name = UnsafePointer(name)
+        array[0].callback = heraldClientCallback
+        array[0].rx_buffer_size = 64 * 1024
+    }
+
+    deinit {
+        free(name)
+        array.deinitialize(count: 2)
+        array.deallocate()
     }
 }
