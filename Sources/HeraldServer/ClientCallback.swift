@@ -1,7 +1,7 @@
 import CLibWebSockets
 
-/// The one C callback of the client's protocol: runs on a `ClientContext`'s service thread, recovers
-/// the context and the connection, turns the reason into a value and calls one method.
+/// The one C callback of the client's protocol: runs on a `ClientService`'s thread, recovers
+/// the service and the connection, turns the reason into a value and calls one method.
 func heraldClientCallback(
     _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
     _ input: UnsafeMutableRawPointer?, _ length: Int
@@ -9,9 +9,9 @@ func heraldClientCallback(
     guard let wsi, let lwsContext = lws_get_context(wsi), let owner = lws_context_user(lwsContext) else {
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
-    let context = Unmanaged<ClientContext>.fromOpaque(owner).takeUnretainedValue()
+    let service = Unmanaged<ClientService>.fromOpaque(owner).takeUnretainedValue()
     if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
-        context.processRequests()
+        service.processRequests()
         return 0
     }
     guard let opaque = lws_get_opaque_user_data(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
@@ -22,19 +22,19 @@ func heraldClientCallback(
         guard let input else { return 0 }
         let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         return connection.appendHeaders(wsi: wsi, cursor: cursor, end: cursor.pointee.map { $0 + length })
-    case LWS_CALLBACK_CLIENT_ESTABLISHED: return context.established(connection, wsi: wsi)
-    case LWS_CALLBACK_CLIENT_RECEIVE: return context.received(bytes, on: connection, wsi: wsi)
-    case LWS_CALLBACK_CLIENT_WRITEABLE: return context.writeable(connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_ESTABLISHED: return service.established(connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_RECEIVE: return service.received(bytes, on: connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_WRITEABLE: return service.writeable(connection, wsi: wsi)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         connection.peerCloseCode = length >= 2 ? UInt16(bytes[0]) << 8 | UInt16(bytes[1]) : nil
         connection.peerCloseReason = length > 2 ? String(decoding: bytes[2...], as: UTF8.self) : ""
         return 0
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        context.ended(connection, wsi: wsi, code: nil, reason: why)
+        service.ended(connection, wsi: wsi, code: nil, reason: why)
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
-        context.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
+        service.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
         return 0
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
