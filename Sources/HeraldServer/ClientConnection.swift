@@ -13,8 +13,6 @@ final class ClientConnection: @unchecked Sendable {
     let path: UnsafeMutablePointer<CChar>
     let hostHeader: UnsafeMutablePointer<CChar>
     let origin: UnsafeMutablePointer<CChar>?
-    /// Where lws writes the connection's wsi (it needs stable memory).
-    let wsiSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
     var wsi: OpaquePointer?
     var outgoing: [[UInt8]] = []
     var inbound: [UInt8] = []
@@ -32,7 +30,6 @@ final class ClientConnection: @unchecked Sendable {
         hostHeader = strdup("\(url.host):\(url.port)")
         // lws writes "Origin: http://<origin>" itself, so it takes the origin without its scheme.
         self.origin = origin.map { strdup($0.hasPrefix("http://") ? String($0.dropFirst(7)) : $0) }
-        wsiSlot.initialize(to: nil)
     }
 
     deinit {
@@ -40,7 +37,6 @@ final class ClientConnection: @unchecked Sendable {
         free(path)
         free(hostHeader)
         free(origin)
-        wsiSlot.deallocate()
     }
 
     /// Adds our headers (Authorization) to the handshake. Thread: the service thread.

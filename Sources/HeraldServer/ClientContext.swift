@@ -163,7 +163,6 @@ final class ClientService: @unchecked Sendable {
         info.origin = connection.origin.map { UnsafePointer($0) }
         info.ietf_version_or_minus_one = -1
         info.local_protocol_name = UnsafePointer(protocols.name)
-        info.pwsi = UnsafeMutablePointer(connection.wsiSlot)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
         if lws_client_connect_via_info(&info) == nil, !connection.hasEnded {
             ended(connection, wsi: nil, code: nil, reason: "cannot connect to \(connection.url)")
