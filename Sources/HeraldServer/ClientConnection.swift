@@ -42,9 +42,11 @@ final class ClientConnection: @unchecked Sendable {
     /// Adds our headers (Authorization) to the handshake. Thread: the service thread.
     func appendHeaders(wsi: OpaquePointer, cursor: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, end: UnsafeMutablePointer<UInt8>?) -> Int32 {
         guard let end else { return 0 }
-        for (name, value) in extraHeaders {
-            if lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), cursor, end) != 0 { return -1 }
+        return LWSResult.callbackStatus {
+            for (name, value) in extraHeaders {
+                try LWSResult.zero(
+                    lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), cursor, end), "no room for the \(name) header")
+            }
         }
-        return 0
     }
 }

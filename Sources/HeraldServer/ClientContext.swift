@@ -66,25 +66,23 @@ final class ClientService: @unchecked Sendable {
     static func start() throws -> ClientService {
         let service = ClientService()
         let ready = DispatchSemaphore(value: 0)
-        let created = Protected(false)
+        let created = Protected<Result<Void, WebSocketClient.Failure>>(.success(()))
         let thread = Thread {
             // Set here, on the thread itself: set before `start()`, Linux Foundation does not name the thread.
             Thread.current.name = "herald.client"
-            service.run { success in
-                created.withLock { $0 = success }
+            service.run { result in
+                created.withLock { $0 = result }
                 ready.signal()
             }
         }
         thread.start()
         ready.wait()
-        guard created.withLock({ $0 }) else {
-            throw WebSocketClient.Failure(description: "cannot create a libwebsockets client context")
-        }
+        try created.withLock { $0 }.get()
         return service
     }
 
     /// The service thread's whole life: creates the context, reports, serves until `shutdown`, destroys.
-    private func run(reportCreated: (Bool) -> Void) {
+    private func run(reportCreated: (Result<Void, WebSocketClient.Failure>) -> Void) {
         var info = lws_context_creation_info()
         info.port = CONTEXT_PORT_NO_LISTEN
         info.protocols = UnsafePointer(protocols.array)
@@ -92,16 +90,23 @@ final class ClientService: @unchecked Sendable {
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = 12_000
-        guard let created = lws_create_context(&info) else {
+        let created: OpaquePointer
+        do {
+            created = try LWSResult.nonNull(lws_create_context(&info), "cannot create a libwebsockets client context")
+        } catch {
             shared.withLock { $0.stopping = true }
-            reportCreated(false)
+            reportCreated(.failure(error))
             return
         }
         context = created
         shared.withLock { $0.context = ContextPointer(pointer: created) }
-        reportCreated(true)
-        while !shared.withLock({ $0.stopping }) {
-            if lws_service(created, 0) < 0 { break }
+        reportCreated(.success(()))
+        do {
+            while !shared.withLock({ $0.stopping }) {
+                try LWSResult.nonNegative(lws_service(created, 0), "lws_service failed")
+            }
+        } catch {
+            // lws cannot serve this context any more: destroy it, which ends its connections.
         }
         shared.withLock { $0.context = nil }
         lws_context_destroy(created)
@@ -164,8 +169,10 @@ final class ClientService: @unchecked Sendable {
         info.ietf_version_or_minus_one = -1
         info.local_protocol_name = UnsafePointer(protocols.name)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
-        if lws_client_connect_via_info(&info) == nil, !connection.hasEnded {
-            ended(connection, wsi: nil, code: nil, reason: "cannot connect to \(connection.url)")
+        do {
+            _ = try LWSResult.nonNull(lws_client_connect_via_info(&info), "cannot connect to \(connection.url)")
+        } catch {
+            if !connection.hasEnded { ended(connection, wsi: nil, code: nil, reason: error.description) }
         }
     }
 
@@ -199,9 +206,10 @@ final class ClientService: @unchecked Sendable {
         let written = buffer.withUnsafeMutableBufferPointer { raw in
             lws_write(wsi, raw.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
         }
-        if written < 0 { return -1 }
-        if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
-        return 0
+        return LWSResult.callbackStatus {
+            try LWSResult.nonNegative(written, "cannot write to \(connection.url)")
+            if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
+        }
     }
 
     /// The connection is over. `wsi` (when there is one) is detached from the Swift object first:
