@@ -1,8 +1,8 @@
 import HeraldServer
 internal import CLibWebSockets
 
-/// The one C callback of the client's protocol: runs on a `ClientContext`'s service thread, recovers
-/// the context and the connection, turns the reason into a value and calls one method.
+/// The one C callback of the client's protocol: runs on a `ClientService`'s thread, recovers
+/// the service and the connection, turns the reason into a value and calls one method.
 func heraldClientCallback(
     _ wsi: OpaquePointer?, _ reason: lws_callback_reasons, _ user: UnsafeMutableRawPointer?,
     _ input: UnsafeMutableRawPointer?, _ length: Int
@@ -10,9 +10,9 @@ func heraldClientCallback(
     guard let wsi, let lwsContext = lws_get_context(wsi), let owner = lws_context_user(lwsContext) else {
         return lws_callback_http_dummy(wsi, reason, user, input, length)
     }
-    let context = Unmanaged<ClientContext>.fromOpaque(owner).takeUnretainedValue()
+    let service = Unmanaged<ClientService>.fromOpaque(owner).takeUnretainedValue()
     if reason == LWS_CALLBACK_EVENT_WAIT_CANCELLED {
-        context.processRequests()
+        service.processRequests()
         return 0
     }
     guard let opaque = lws_get_opaque_user_data(wsi) else { return lws_callback_http_dummy(wsi, reason, user, input, length) }
@@ -23,21 +23,52 @@ func heraldClientCallback(
         guard let input else { return 0 }
         let cursor = input.assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
         return connection.appendHeaders(wsi: wsi, cursor: cursor, end: cursor.pointee.map { $0 + length })
-    case LWS_CALLBACK_CLIENT_ESTABLISHED: return context.established(connection, wsi: wsi)
-    case LWS_CALLBACK_CLIENT_RECEIVE: return context.received(bytes, on: connection, wsi: wsi)
-    case LWS_CALLBACK_CLIENT_WRITEABLE: return context.writeable(connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_ESTABLISHED: return service.established(connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_RECEIVE: return service.received(bytes, on: connection, wsi: wsi)
+    case LWS_CALLBACK_CLIENT_WRITEABLE: return service.writeable(connection, wsi: wsi)
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         connection.peerCloseCode = length >= 2 ? UInt16(bytes[0]) << 8 | UInt16(bytes[1]) : nil
         connection.peerCloseReason = length > 2 ? String(decoding: bytes[2...], as: UTF8.self) : ""
         return 0
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        context.ended(connection, wsi: wsi, code: nil, reason: why)
+        service.ended(connection, wsi: wsi, code: nil, reason: why)
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
-        context.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
+        service.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")
         return 0
     default:
         return lws_callback_http_dummy(wsi, reason, user, input, length)
+    }
+}
+
+/// The one place the client reads libwebsockets' C return codes: each checked lws call goes through
+/// here and fails as a `WebSocketClient.Failure` saying what could not be done; `callbackStatus` turns
+/// such a failure back into what a callback returns. Thread: any (no state).
+enum LWSResult {
+    /// For calls where NULL is failure: `lws_create_context`, `lws_client_connect_via_info`.
+    static func nonNull<Pointer>(_ pointer: Pointer?, _ what: @autoclosure () -> String) throws(WebSocketClient.Failure) -> Pointer {
+        guard let pointer else { throw WebSocketClient.Failure(description: what()) }
+        return pointer
+    }
+
+    /// For calls where a negative number is failure: `lws_write`, `lws_service`.
+    static func nonNegative(_ code: Int32, _ what: @autoclosure () -> String) throws(WebSocketClient.Failure) {
+        if code < 0 { throw WebSocketClient.Failure(description: what()) }
+    }
+
+    /// For calls where anything but 0 is failure: `lws_add_http_header_by_name`.
+    static func zero(_ code: Int32, _ what: @autoclosure () -> String) throws(WebSocketClient.Failure) {
+        if code != 0 { throw WebSocketClient.Failure(description: what()) }
+    }
+
+    /// A callback's answer: 0 to carry on, -1 (lws closes the connection) when `body` failed.
+    static func callbackStatus(_ body: () throws -> Void) -> Int32 {
+        do {
+            try body()
+            return 0
+        } catch {
+            return -1
+        }
     }
 }

@@ -14,8 +14,6 @@ final class ClientConnection: @unchecked Sendable {
     let path: UnsafeMutablePointer<CChar>
     let hostHeader: UnsafeMutablePointer<CChar>
     let origin: UnsafeMutablePointer<CChar>?
-    /// Where lws writes the connection's wsi (it needs stable memory).
-    let wsiSlot = UnsafeMutablePointer<OpaquePointer?>.allocate(capacity: 1)
     var wsi: OpaquePointer?
     var outgoing: [[UInt8]] = []
     var inbound: [UInt8] = []
@@ -33,7 +31,6 @@ final class ClientConnection: @unchecked Sendable {
         hostHeader = strdup("\(url.host):\(url.port)")
         // lws writes "Origin: http://<origin>" itself, so it takes the origin without its scheme.
         self.origin = origin.map { strdup($0.hasPrefix("http://") ? String($0.dropFirst(7)) : $0) }
-        wsiSlot.initialize(to: nil)
     }
 
     deinit {
@@ -41,15 +38,16 @@ final class ClientConnection: @unchecked Sendable {
         free(path)
         free(hostHeader)
         free(origin)
-        wsiSlot.deallocate()
     }
 
     /// Adds our headers (Authorization) to the handshake. Thread: the service thread.
     func appendHeaders(wsi: OpaquePointer, cursor: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, end: UnsafeMutablePointer<UInt8>?) -> Int32 {
         guard let end else { return 0 }
-        for (name, value) in extraHeaders {
-            if lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), cursor, end) != 0 { return -1 }
+        return LWSResult.callbackStatus {
+            for (name, value) in extraHeaders {
+                try LWSResult.zero(
+                    lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), cursor, end), "no room for the \(name) header")
+            }
         }
-        return 0
     }
 }

@@ -3,15 +3,41 @@ import HeraldEngine
 internal import CLibWebSockets
 import Dispatch
 import Foundation
-import Synchronization
 
 /// A libwebsockets client context on its own service thread, hosting any number of connections
-/// (one for `herald watch`, a thousand for a test). Threads: `submit` and `shutdown` from any thread;
-/// the methods the callback calls run on the service thread. Requests cross by a locked queue and
+/// (one for `herald watch`, a thousand for a test). This is the public handle; the service thread holds
+/// only the `ClientService` inside, so dropping the last reference here shuts the context down and frees
+/// it, as `shutdown()` would. Thread: any.
+public final class ClientContext: Sendable {
+    private let service: ClientService
+
+    public init() throws {
+        LibWebSocketsLog.quietIfUnrouted()
+        service = try ClientService.start()
+    }
+
+    /// Runs on whichever thread lets go last; never the service thread, which holds no `ClientContext`.
+    deinit {
+        service.shutdown()
+    }
+
+    /// Closes every connection and stops the service thread. Idempotent. Thread: any but its own.
+    public func shutdown() {
+        service.shutdown()
+    }
+
+    func submit(_ request: ClientService.Request) {
+        service.submit(request)
+    }
+}
+
+/// The service thread's side of a `ClientContext`: the lws context, its connections and the request
+/// queue. The service thread holds it strongly until it ends; lws holds it unretained (the context's
+/// user pointer), for callbacks on that thread. Threads: `submit` and `shutdown` from any thread; the
+/// methods the callback calls run on the service thread. Requests cross by a locked queue and
 /// `lws_cancel_service`, the only lws call made off the service thread.
-public final class ClientContext: @unchecked Sendable {
-    // @unchecked Sendable: `connections`, `context`'s use and the loop flag are service-thread only;
-    // `requests` is behind a mutex.
+final class ClientService: @unchecked Sendable {
+    // @unchecked Sendable: `connections` and `context` are service-thread only; `shared` is behind its mutex.
     enum Request {
         case connect(ClientConnection)
         case send(ClientConnection, [UInt8])
@@ -24,67 +50,73 @@ public final class ClientContext: @unchecked Sendable {
         var stopping = false
     }
 
+    /// Any thread, behind its mutex.
     private let shared = Protected(Shared())
+    /// Signalled by the service thread once its context is destroyed; waited for by `shutdown`.
     private let stopped = DispatchSemaphore(value: 0)
-    private let protocols: UnsafeMutablePointer<lws_protocols>
-    private let protocolName = strdup("herald-client")!
+    /// Read by lws on the service thread; freed with `self`, after the thread let go of it.
+    private let protocols = ClientProtocols()
     // Service thread only:
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var context: OpaquePointer?
 
-    public init() throws {
-        LibWebSocketsLog.quietIfUnrouted()
-        protocols = .allocate(capacity: 2)
-        protocols.initialize(repeating: lws_protocols(), count: 2)
-        protocols[0].name = UnsafePointer(protocolName)
-        protocols[0].callback = heraldClientCallback
-        protocols[0].rx_buffer_size = 64 * 1024
+    private init() {}
+
+    /// Starts a service thread and waits until its lws context exists. If lws cannot make one, the
+    /// thread ends at once and the service (with its protocols) is freed when it lets go.
+    static func start() throws -> ClientService {
+        let service = ClientService()
         let ready = DispatchSemaphore(value: 0)
-        let failed = Protected(false)
-        let thread = Thread { [self] in
-            var info = lws_context_creation_info()
-            info.port = CONTEXT_PORT_NO_LISTEN
-            info.protocols = UnsafePointer(protocols)
-            info.gid = -1
-            info.uid = -1
-            info.user = Unmanaged.passUnretained(self).toOpaque()
-            info.fd_limit_per_thread = 12_000
-            guard let created = lws_create_context(&info) else {
-                failed.withLock { $0 = true }
+        let created = Protected<Result<Void, WebSocketClient.Failure>>(.success(()))
+        let thread = Thread {
+            // Set here, on the thread itself: set before `start()`, Linux Foundation does not name the thread.
+            Thread.current.name = "herald.client"
+            service.run { result in
+                created.withLock { $0 = result }
                 ready.signal()
-                stopped.signal()
-                return
             }
-            context = created
-            shared.withLock { $0.context = ContextPointer(pointer: created) }
-            ready.signal()
-            while !shared.withLock({ $0.stopping }) {
-                if lws_service(created, 0) < 0 { break }
-            }
-            shared.withLock { $0.context = nil }
-            lws_context_destroy(created)
-            context = nil
-            stopped.signal()
         }
-        thread.name = "herald.client"
         thread.start()
         ready.wait()
-        if failed.withLock({ $0 }) {
-            free(protocolName)
-            protocols.deallocate()
-            throw WebSocketClient.Failure(description: "cannot create a libwebsockets client context")
-        }
+        try created.withLock { $0 }.get()
+        return service
     }
 
-    deinit {
-        shutdown()
-        free(protocolName)
-        protocols.deinitialize(count: 2)
-        protocols.deallocate()
+    /// The service thread's whole life: creates the context, reports, serves until `shutdown`, destroys.
+    private func run(reportCreated: (Result<Void, WebSocketClient.Failure>) -> Void) {
+        var info = lws_context_creation_info()
+        info.port = CONTEXT_PORT_NO_LISTEN
+        info.protocols = UnsafePointer(protocols.array)
+        info.gid = -1
+        info.uid = -1
+        info.user = Unmanaged.passUnretained(self).toOpaque()
+        info.fd_limit_per_thread = 12_000
+        let created: OpaquePointer
+        do {
+            created = try LWSResult.nonNull(lws_create_context(&info), "cannot create a libwebsockets client context")
+        } catch {
+            shared.withLock { $0.stopping = true }
+            reportCreated(.failure(error))
+            return
+        }
+        context = created
+        shared.withLock { $0.context = ContextPointer(pointer: created) }
+        reportCreated(.success(()))
+        do {
+            while !shared.withLock({ $0.stopping }) {
+                try LWSResult.nonNegative(lws_service(created, 0), "lws_service failed")
+            }
+        } catch {
+            // lws cannot serve this context any more: destroy it, which ends its connections.
+        }
+        shared.withLock { $0.context = nil }
+        lws_context_destroy(created)
+        context = nil
+        stopped.signal()
     }
 
     /// Closes every connection and stops the service thread. Idempotent. Thread: any but its own.
-    public func shutdown() {
+    func shutdown() {
         let wasRunning = shared.withLock { state -> Bool in
             guard !state.stopping else { return false }
             state.stopping = true
@@ -136,11 +168,12 @@ public final class ClientContext: @unchecked Sendable {
         info.host = UnsafePointer(connection.hostHeader)
         info.origin = connection.origin.map { UnsafePointer($0) }
         info.ietf_version_or_minus_one = -1
-        info.local_protocol_name = UnsafePointer(protocolName)
-        info.pwsi = UnsafeMutablePointer(connection.wsiSlot)
+        info.local_protocol_name = UnsafePointer(protocols.name)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
-        if lws_client_connect_via_info(&info) == nil, !connection.hasEnded {
-            ended(connection, wsi: nil, code: nil, reason: "cannot connect to \(connection.url)")
+        do {
+            _ = try LWSResult.nonNull(lws_client_connect_via_info(&info), "cannot connect to \(connection.url)")
+        } catch {
+            if !connection.hasEnded { ended(connection, wsi: nil, code: nil, reason: error.description) }
         }
     }
 
@@ -174,9 +207,10 @@ public final class ClientContext: @unchecked Sendable {
         let written = buffer.withUnsafeMutableBufferPointer { raw in
             lws_write(wsi, raw.baseAddress! + pre, payload.count, LWS_WRITE_TEXT)
         }
-        if written < 0 { return -1 }
-        if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
-        return 0
+        return LWSResult.callbackStatus {
+            try LWSResult.nonNegative(written, "cannot write to \(connection.url)")
+            if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
+        }
     }
 
     /// The connection is over. `wsi` (when there is one) is detached from the Swift object first:
@@ -191,5 +225,29 @@ public final class ClientContext: @unchecked Sendable {
         // lws calls no more for this wsi; the callback's own reference keeps the object alive
         // until it returns, and the `WebSocketClient` keeps it after that.
         connections.removeValue(forKey: ObjectIdentifier(connection))
+    }
+}
+
+/// The protocols array and its name: lws keeps raw pointers into both for the context's whole life.
+/// Freed exactly once, by `deinit`, with the `ClientService` that owns it: after its service thread has
+/// ended, whether `lws_create_context` succeeded or not. Thread: written in `init`, then only read, by
+/// the service thread.
+final class ClientProtocols {
+    let name: UnsafeMutablePointer<CChar>
+    let array: UnsafeMutablePointer<lws_protocols>
+
+    init() {
+        name = strdup("herald-client")
+        array = .allocate(capacity: 2)
+        array.initialize(repeating: lws_protocols(), count: 2)
+        array[0].name = UnsafePointer(name)
+        array[0].callback = heraldClientCallback
+        array[0].rx_buffer_size = 64 * 1024
+    }
+
+    deinit {
+        free(name)
+        array.deinitialize(count: 2)
+        array.deallocate()
     }
 }

@@ -11,26 +11,20 @@ public final class WebSocketClient: Sendable {
 
     public let url: WebSocketURL
     private let connection: ClientConnection
+    /// Shared, or this client's own: then it shuts down when the client is released.
     private let context: ClientContext
-    /// Set when this client made its own context (and so must stop it).
-    private let ownsContext: Bool
 
     /// - Parameters:
     ///   - origin: an `Origin` header to send, as a browser would; none by default, like CLI tools.
     ///   - token: sent as `Authorization: Bearer …` in the handshake.
-    ///   - context: share one service thread among many clients; by default the client has its own.
+    ///   - context: share one service thread among many clients; by default the client has its own,
+    ///     stopped when the client is released.
     public init(url: WebSocketURL, origin: String? = nil, token: String? = nil, context: ClientContext? = nil) throws {
         self.url = url
         var headers: [(String, String)] = []
         if let token { headers.append(("authorization:", "Bearer \(token)")) }
         self.connection = ClientConnection(url: url, origin: origin, headers: headers)
-        if let context {
-            self.context = context
-            ownsContext = false
-        } else {
-            self.context = try ClientContext()
-            ownsContext = true
-        }
+        self.context = try context ?? ClientContext()
     }
 
     /// Opens the connection and waits until the handshake is done.
@@ -65,9 +59,5 @@ public final class WebSocketClient: Sendable {
     /// Closes with 1000. The `.closed` event follows.
     public func close() {
         context.submit(.close(connection))
-    }
-
-    deinit {
-        if ownsContext { context.shutdown() }
     }
 }

@@ -32,7 +32,4 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { "ws://\(host):\(port)\(path)" }
-
-    /// The same server's HTTP base URL, for REST calls.
-    public var httpBase: String { "http://\(host):\(port)" }
 }

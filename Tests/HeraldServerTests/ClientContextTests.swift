@@ -1,0 +1,70 @@
+import Foundation
+import HeraldEngine
+import HeraldServer
+import XCTest
+
+/// `ClientContext`'s own life: creation that fails, and a context nobody shuts down.
+final class ClientContextTests: XCTestCase {
+    /// With no file descriptor left, lws cannot open /dev/urandom, so `lws_create_context` fails.
+    /// `init` must throw and free what it allocated once (twice aborts the process: a double free).
+    func testCreationFailureThrowsAndFreesOnce() throws {
+        var limit = rlimit()
+        XCTAssertEqual(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit), 0)
+        defer { XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit), 0, "limit restored") }
+        // The lowest free descriptor number: with the soft limit there, every open() fails with EMFILE.
+        let lowestFree = dup(0)
+        XCTAssertGreaterThanOrEqual(lowestFree, 0)
+        close(lowestFree)
+        var exhausted = limit
+        exhausted.rlim_cur = rlim_t(lowestFree)
+        XCTAssertEqual(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &exhausted), 0)
+
+        XCTAssertThrowsError(try ClientContext()) { error in
+            XCTAssertTrue("\(error)".contains("cannot create"), "\(error)")
+        }
+    }
+
+    /// Dropping the last reference to a context that was never shut down closes its connections, ends its
+    /// service thread and frees it.
+    func testDroppedContextShutsDownAndIsFreed() throws {
+        let server = try LiveServer(runners: [GateRunner()])
+        defer { server.stop() }
+        let threadsBefore = Self.serviceThreads()
+        weak var dropped: ClientContext?
+        do {
+            let context = try ClientContext()
+            dropped = context
+            let client = try server.client(context: context)
+            client.waitFor("snapshot") { $0.type == "snapshot" }
+            XCTAssertEqual(Self.serviceThreads(), threadsBefore + 1, "the context runs one service thread")
+            XCTAssertEqual(try Self.serverConnections(server), 1)
+        }
+        XCTAssertTrue(Self.waitUntil(timeout: 10) { dropped == nil }, "the context was freed")
+        XCTAssertTrue(Self.waitUntil(timeout: 10) { Self.serviceThreads() == threadsBefore }, "its service thread ended")
+        XCTAssertTrue(Self.waitUntil(timeout: 10) { (try? Self.serverConnections(server)) == 0 }, "its connection was closed")
+    }
+
+    /// Threads named like a client context's service thread, from /proc (Linux only, like the project).
+    private static func serviceThreads() -> Int {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.filter { task in
+            let name = try? String(contentsOfFile: "/proc/self/task/\(task)/comm", encoding: .utf8)
+            return name?.trimmingCharacters(in: .whitespacesAndNewlines) == "herald.client"
+        }.count
+    }
+
+    private static func serverConnections(_ server: LiveServer) throws -> Int64? {
+        try JSONParser.parse(RawSocket.http(port: server.port, path: "/healthz").body)["connections"]?.intValue
+    }
+
+    /// Checks `condition` until it holds or `timeout` passes. Nothing signals a thread's exit or an
+    /// object's release, so this polls, pausing a millisecond between checks.
+    private static func waitUntil(timeout: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while !condition() {
+            if Date() >= deadline { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+}
