@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEngine
+import HeraldLWS
 import HeraldServer
 import XCTest
 
