@@ -95,6 +95,14 @@ public final class DeliveryInbox: Sendable {
         /// More ordered deliveries are waiting for the next turn.
         public var more: Bool
         public var stopRequested: Bool
+
+        public init(overflowed: Bool, replies: [Delivery], ordered: [Delivery], more: Bool, stopRequested: Bool) {
+            self.overflowed = overflowed
+            self.replies = replies
+            self.ordered = ordered
+            self.more = more
+            self.stopRequested = stopRequested
+        }
     }
 
     /// Takes every reply and, oldest first, ordered deliveries up to `maxEntries` and about

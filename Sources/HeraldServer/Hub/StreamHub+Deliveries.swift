@@ -5,7 +5,7 @@ import HeraldEngine
 extension StreamHub {
     /// Frame appends (events × stream connections) one turn of the service loop does at most, so a
     /// turn stays short however many clients there are and HTTP is never starved.
-    static let fanOutPerTurn = 250_000
+    static let fanOutPerTurn = 32_000
     /// Encoded event bytes taken from the inbox per turn.
     static let sliceBytes = 1 << 20
 

@@ -13,7 +13,8 @@ final class LiveServer {
 
     init(
         runners: [any JobRunner], configure: (inout ServerConfiguration) -> Void = { _ in },
-        engineConfiguration: EngineConfiguration = EngineConfiguration(progressEventsPerSecond: 1000)
+        engineConfiguration: EngineConfiguration = EngineConfiguration(progressEventsPerSecond: 1000),
+        inbox: DeliveryInbox = DeliveryInbox()
     ) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -26,7 +27,7 @@ final class LiveServer {
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
-        server = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: configuration.logLevel), version: "test")
+        server = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: configuration.logLevel), version: "test", inbox: inbox)
         port = try server.start()
     }
 

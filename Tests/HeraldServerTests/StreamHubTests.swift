@@ -1,0 +1,323 @@
+import HeraldEngine
+import HeraldServer
+import XCTest
+
+/// The hub's policies, with no socket: a fake transport records the actions and plays the engine.
+final class StreamHubTests: XCTestCase {
+    /// Drives a hub the way the transport does and keeps what it asked for.
+    private struct Harness {
+        var hub: StreamHub
+        var actions: [HubAction] = []
+        var buffer: [UInt8] = []
+        var choked: Set<ConnectionID> = []
+        var now = 0.0
+
+        init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
+            var configuration = ServerConfiguration()
+            configure(&configuration)
+            hub = StreamHub(configuration: configuration, epoch: "e1", logger: Logger(level: .error), version: "test")
+        }
+
+        /// The actions since the last call.
+        mutating func take() -> [HubAction] {
+            defer { actions = [] }
+            return actions
+        }
+
+        mutating func connect(_ id: ConnectionID, query: [String: String] = [:], authorization: String? = nil) {
+            XCTAssertEqual(hub.handshake(id, Handshake(path: "/ws", host: "h", query: query, authorization: authorization)), .accept)
+            hub.opened(id, now: now, into: &actions)
+        }
+
+        mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, stop: Bool = false) {
+            let drained = DeliveryInbox.Drained(
+                overflowed: overflowed, replies: deliveries.filter { !isOrdered($0) }, ordered: deliveries.filter(isOrdered), more: false,
+                stopRequested: stop)
+            let choked = self.choked
+            hub.deliver(drained, now: now, isChoked: { choked.contains($0) }, into: &actions)
+        }
+
+        private func isOrdered(_ delivery: Delivery) -> Bool {
+            switch delivery {
+            case .event: return true
+            case .answer(.snapshot, _), .answer(.resume, _): return true
+            default: return false
+            }
+        }
+
+        mutating func send(_ id: ConnectionID, _ text: String, isBinary: Bool = false) {
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBytes { hub.received(id, $0, isBinary: isBinary, isFinal: true, now: now, into: &actions) }
+        }
+
+        /// Everything the connection would write now, as JSON objects, and how the last step ended.
+        mutating func written(_ id: ConnectionID) -> (messages: [JSONValue], end: WriteStep) {
+            var messages: [JSONValue] = []
+            while true {
+                let step = hub.writable(id, into: &buffer)
+                guard case .write(_, let more) = step else { return (messages, step) }
+                messages += Self.payloads(buffer).map { try! JSONParser.parse($0) }
+                if !more { return (messages, .idle) }
+            }
+        }
+
+        /// Splits raw server frames (unmasked, FIN) into payloads.
+        static func payloads(_ bytes: [UInt8]) -> [[UInt8]] {
+            var out: [[UInt8]] = []
+            var index = 0
+            while index < bytes.count {
+                var length = Int(bytes[index + 1] & 0x7F)
+                var header = 2
+                if length == 126 {
+                    length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                    header = 4
+                } else if length == 127 {
+                    length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[index + 2 + $1]) }
+                    header = 10
+                }
+                out.append(Array(bytes[(index + header)..<(index + header + length)]))
+                index += header + length
+            }
+            return out
+        }
+    }
+
+    private func snapshot(seq: Int64) -> Snapshot {
+        Snapshot(epoch: "e1", seq: seq, jobs: [], news: NewsFeed(), limits: [:])
+    }
+
+    private func event(_ seq: Int64, job: String = "j-1", size: Int = 0) -> Delivery {
+        .event(SequencedEvent(seq: seq, ts: 0, event: .progress(job: JobID(job), JobProgress(completed: seq, total: 100, message: String(repeating: "x", count: size)))))
+    }
+
+    private func asks(_ actions: [HubAction]) -> [(EngineRequest, HubTicket)] {
+        actions.compactMap { if case .ask(let request, let ticket) = $0 { return (request, ticket) } else { return nil } }
+    }
+
+    // MARK: - Handshakes
+
+    func testHandshakeRefusesOtherPathsForeignOriginsAndPastTheLimit() {
+        var harness = Harness { $0.maxConnections = 2 }
+        XCTAssertEqual(harness.hub.handshake(1, Handshake(path: "/other")), .refuse("only /ws accepts WebSocket connections"))
+        XCTAssertEqual(
+            harness.hub.handshake(1, Handshake(path: "/ws", origin: "http://evil.example", host: "127.0.0.1:8080")),
+            .refuse("origin http://evil.example is not allowed"))
+        XCTAssertEqual(harness.hub.handshake(1, Handshake(path: "/ws", origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080")), .accept)
+        XCTAssertEqual(harness.hub.handshake(2, Handshake(path: "/ws")), .accept)
+        XCTAssertEqual(harness.hub.handshake(3, Handshake(path: "/ws")), .refuse("connection limit (2) reached"))
+        harness.hub.closed(2)  // a handshake that never completed no longer counts
+        XCTAssertEqual(harness.hub.handshake(3, Handshake(path: "/ws")), .accept)
+        XCTAssertEqual(harness.hub.metrics.connectionsRefused, 3)
+    }
+
+    // MARK: - Snapshots and fan-out
+
+    func testConnectionsShareOneSnapshotAndGetOnlyLaterEvents() {
+        var harness = Harness()
+        harness.connect(1)
+        harness.connect(2)
+        let requests = asks(harness.take())
+        XCTAssertEqual(requests.count, 1, "one snapshot request serves both connections")
+        XCTAssertEqual(requests.first?.0, .snapshot)
+        XCTAssertTrue(harness.written(1).messages.isEmpty, "nothing before the snapshot")
+        // Events before the snapshot's answer are skipped; the answer is at seq 5; later events follow.
+        harness.deliver([event(4), .answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 5))), event(6), event(7)])
+        for id in [1, 2] {
+            let messages = harness.written(id).messages
+            XCTAssertEqual(messages.map { $0["type"]?.stringValue }, ["snapshot", "progress", "progress"])
+            XCTAssertEqual(messages.first?["reason"]?.stringValue, "connect")
+            XCTAssertEqual(messages.dropFirst().map { $0["seq"]?.intValue }, [6, 7])
+        }
+        XCTAssertEqual(harness.hub.metrics.framesSent, 6)
+    }
+
+    func testResumeIsAskedOfTheEngineAndItsEventsFollow() {
+        var harness = Harness()
+        harness.connect(1, query: ["epoch": "e1", "since": "3"])
+        let requests = asks(harness.take())
+        XCTAssertEqual(requests.map(\.0), [.resume(epoch: "e1", since: 3)])
+        let missed = [4, 5].map { SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: [])) }
+        harness.deliver([event(4), .answer(.resume(1, since: 3), .resume(.events(missed))), event(6)])
+        XCTAssertEqual(harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6], "the missed events, then the live ones, no repeat")
+    }
+
+    // MARK: - Slow clients
+
+    func testSlowClientIsCollapsedThenResyncedThenClosedWith4008() {
+        var harness = Harness {
+            $0.outboxCapBytes = 2_000
+            $0.resyncLimit = 2
+        }
+        harness.connect(1)
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0)))])
+        harness.choked = [1]
+        // Progress of one job, over the cap: collapsed to the newest value, still connected.
+        harness.deliver((1...10).map { event($0, size: 300) })
+        XCTAssertGreaterThan(harness.hub.metrics.progressCollapsed, 0)
+        XCTAssertEqual(harness.hub.metrics.resyncs, 0)
+        // Progress of many jobs cannot collapse: resynced, which asks for a snapshot.
+        _ = harness.take()
+        harness.deliver((11...30).map { event($0, job: "j-\($0)", size: 300) })
+        XCTAssertEqual(harness.hub.metrics.resyncs, 1)
+        XCTAssertEqual(asks(harness.take()).map(\.0), [.snapshot])
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 30)))])
+        // Again within the window: closed with 4008 once what is queued is written.
+        harness.deliver((31...50).map { event($0, job: "j-\($0)", size: 300) })
+        XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1)
+        let (messages, end) = harness.written(1)
+        XCTAssertTrue(messages.isEmpty, "the backlog (events and the unsent snapshot) was dropped: only the close follows")
+        XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
+    }
+
+    func testAReaderThatKeepsUpIsNeverRelieved() {
+        var harness = Harness { $0.outboxCapBytes = 1_000 }
+        harness.connect(1)
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0)))])
+        harness.deliver((1...50).map { event($0, job: "j-\($0)", size: 300) })
+        XCTAssertEqual(harness.hub.metrics.resyncs + harness.hub.metrics.progressCollapsed, 0, "over the cap, but the socket takes more")
+        XCTAssertEqual(harness.written(1).messages.count, 51)
+    }
+
+    func testInboxOverflowResyncsEveryoneWithASnapshotAskedAfterIt() {
+        var harness = Harness()
+        harness.connect(1)
+        harness.connect(2)
+        _ = harness.take()
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0))), event(1)])
+        _ = harness.written(1)
+        _ = harness.written(2)
+        // A snapshot asked for before the overflow does not cover what was dropped.
+        harness.connect(3)
+        _ = harness.take()
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 3)))], overflowed: true)
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.snapshot(generation: 1)])
+        XCTAssertTrue(harness.written(1).messages.isEmpty)
+        XCTAssertTrue(harness.written(3).messages.isEmpty, "the old answer serves nobody")
+        harness.deliver([event(9), .answer(.snapshot(generation: 1), .snapshot(snapshot(seq: 9))), event(10)])
+        for id in [1, 2, 3] {
+            XCTAssertEqual(harness.written(id).messages.map { $0["seq"]?.intValue }, [9, 10], "connection \(id)")
+        }
+        XCTAssertEqual(harness.hub.metrics.resyncs, 3)
+    }
+
+    // MARK: - Commands
+
+    func testCommandsGoToTheEngineAndTheAnswerIsTheReply() throws {
+        var harness = Harness()
+        harness.connect(1)
+        _ = harness.take()
+        harness.send(1, #"{"type":"start","kind":"sort","params":{"count":5},"requestId":"r1"}"#)
+        let requests = asks(harness.take())
+        XCTAssertEqual(requests.map(\.0), [.start(StartRequest(kind: "sort", params: ["count": 5], requestId: "r1"))])
+        XCTAssertEqual(requests.map(\.1), [.command(1, type: "start", requestId: "r1")])
+        harness.deliver([.answer(.command(1, type: "start", requestId: "r1"), .job(.failure(EngineError(.busy, "a sort is running"))))])
+        let reply = try XCTUnwrap(harness.written(1).messages.first)
+        XCTAssertEqual(reply["type"]?.stringValue, "error")
+        XCTAssertEqual(reply["code"]?.stringValue, "busy")
+        XCTAssertEqual(reply["requestId"]?.stringValue, "r1")
+        XCTAssertEqual(harness.hub.metrics.commands["start/busy"], 1)
+    }
+
+    func testPingIsAnsweredAtOnceAndBadInputGetsErrors() {
+        var harness = Harness()
+        harness.connect(1)
+        harness.send(1, #"{"type":"ping"}"#)
+        harness.send(1, "{not json")
+        harness.send(1, "binary", isBinary: true)
+        XCTAssertTrue(asks(harness.take()).map(\.0).allSatisfy { $0 == .snapshot }, "none of these reaches the engine")
+        let messages = harness.written(1).messages
+        XCTAssertEqual(messages.map { $0["type"]?.stringValue }, ["pong", "error", "error"])
+        XCTAssertEqual(messages[1]["code"]?.stringValue, "bad_json")
+        XCTAssertEqual(messages[2]["code"]?.stringValue, "bad_request")
+    }
+
+    func testControlNeedsTheTokenWhichAuthGrants() {
+        var harness = Harness { $0.controlToken = "s3cret" }
+        harness.connect(1)
+        _ = harness.take()
+        harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
+        XCTAssertTrue(asks(harness.take()).isEmpty, "refused before the engine")
+        harness.send(1, #"{"type":"auth","token":"wrong"}"#)
+        harness.send(1, #"{"type":"auth","token":"s3cret"}"#)
+        harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
+        XCTAssertEqual(asks(harness.take()).map(\.0), [.cancel("j-1")])
+        XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["unauthorized", "unauthorized", "accepted"])
+        harness.connect(2, authorization: "Bearer s3cret")
+        harness.send(2, #"{"type":"cancel","job":"j-2"}"#)
+        XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2"), "a bearer token at the handshake authorises")
+    }
+
+    func testCommandFloodIsRateLimited() {
+        var harness = Harness {
+            $0.commandsPerSecond = 1
+            $0.commandBurst = 3
+        }
+        harness.connect(1)
+        for _ in 0..<5 { harness.send(1, #"{"type":"ping"}"#) }
+        XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["pong", "pong", "pong", "rate_limited", "rate_limited"])
+        harness.now += 1
+        harness.send(1, #"{"type":"ping"}"#)
+        XCTAssertEqual(harness.written(1).messages.first?["type"]?.stringValue, "pong", "a token back after a second")
+    }
+
+    func testOversizedMessageClosesWith1009() {
+        var harness = Harness { $0.maxMessageBytes = 10 }
+        harness.connect(1)
+        harness.send(1, String(repeating: "a", count: 11))
+        XCTAssertEqual(harness.written(1).end, .close(code: 1009, reason: "message over 10 bytes"))
+        harness.send(1, #"{"type":"ping"}"#)
+        XCTAssertEqual(harness.written(1).end, .close(code: 1009, reason: "message over 10 bytes"), "later input is dropped")
+    }
+
+    func testClosingSendsGoingAwayToEveryone() {
+        var harness = Harness()
+        harness.connect(1)
+        harness.deliver([], stop: true)
+        XCTAssertTrue(harness.hub.isClosing)
+        XCTAssertEqual(harness.written(1).end, .close(code: 1001, reason: "server shutting down"))
+        XCTAssertEqual(harness.hub.handshake(2, Handshake(path: "/ws")), .refuse("shutting down"))
+    }
+
+    // MARK: - HTTP
+
+    func testHealthIsAnsweredFromTheEngineAndALateAnswerIsDropped() throws {
+        var harness = Harness()
+        harness.hub.httpRequest(10, HTTPRequest(method: "GET", path: "/healthz"), into: &harness.actions)
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.http(10, .healthz)])
+        var statistics = EngineStatistics()
+        statistics.seq = 42
+        harness.deliver([.answer(.http(10, .healthz), .statistics(statistics))])
+        guard case .respond(10, let response)? = harness.take().first else { return XCTFail("no response") }
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(try JSONParser.parse(response.body)["seq"]?.intValue, 42)
+
+        harness.hub.httpRequest(11, HTTPRequest(method: "GET", path: "/metrics"), into: &harness.actions)
+        _ = harness.take()
+        harness.hub.closed(11)
+        harness.deliver([.answer(.http(11, .metrics), .statistics(statistics))])
+        XCTAssertTrue(harness.take().isEmpty, "the client left: nothing to answer")
+    }
+
+    func testFilesAreReadOffTheServiceThreadAndRefusalsAreImmediate() {
+        var harness = Harness()
+        harness.hub.httpRequest(1, HTTPRequest(method: "GET", path: "/app.js"), into: &harness.actions)
+        guard case .readFile(1, let path)? = harness.take().first else { return XCTFail("no file read asked") }
+        XCTAssertEqual(path, "/app.js")
+        harness.hub.httpRequest(2, HTTPRequest(method: "DELETE", path: "/api/jobs"), into: &harness.actions)
+        harness.hub.httpRequest(3, HTTPRequest(method: "GET", path: "/api/jobs/j-1/results", query: ["limit": "0"]), into: &harness.actions)
+        harness.hub.httpRequest(4, HTTPRequest(method: "GET", path: "/ws"), into: &harness.actions)
+        let statuses = harness.take().compactMap { if case .respond(_, let response) = $0 { return response.status } else { return nil } }
+        XCTAssertEqual(statuses, [405, 400, 426])
+    }
+
+    func testRESTStartNeedsTheTokenWhenOneIsSet() {
+        var harness = Harness { $0.controlToken = "t" }
+        let body = Array(#"{"kind":"sort"}"#.utf8)
+        harness.hub.httpRequest(1, HTTPRequest(method: "POST", path: "/api/jobs", body: body), into: &harness.actions)
+        harness.hub.httpRequest(2, HTTPRequest(method: "POST", path: "/api/jobs", body: body, authorization: "Bearer t"), into: &harness.actions)
+        let actions = harness.take()
+        guard case .respond(1, let refused)? = actions.first else { return XCTFail("no refusal") }
+        XCTAssertEqual(refused.status, 401)
+        XCTAssertEqual(asks(actions).map(\.1), [.http(2, .start)])
+    }
+}
