@@ -219,6 +219,10 @@ extension JobDispatcher {
         let sequenced = SequencedEvent(seq: seq, ts: Self.nowMicros(), event: event)
         log.append(sequenced)
         if case .job(let record) = event { history?.record(record) }
+        if heldEvents != nil {
+            heldEvents?.append(sequenced)
+            return
+        }
         for handler in subscribers.values { handler(sequenced) }
     }
 

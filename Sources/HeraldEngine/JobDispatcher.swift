@@ -48,6 +48,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
     var isShuttingDown = false
+    /// Events emitted while a request is answered, delivered right after its reply; nil otherwise.
+    var heldEvents: [SequencedEvent]?
     /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
     var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
@@ -104,7 +106,18 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             readPage(job: job, offset: offset, limit: limit) { reply(.page($0)) }
             return
         }
-        queue.async { [self] in reply(answer(request)) }
+        queue.async { [self] in
+            // Events the request causes (a start's `queued`, `running`) reach subscribers after the
+            // reply, so a client reads `accepted` before the job's events, as it always has.
+            heldEvents = []
+            let answered = answer(request)
+            let held = heldEvents ?? []
+            heldEvents = nil
+            reply(answered)
+            for event in held {
+                for handler in subscribers.values { handler(event) }
+            }
+        }
     }
 
     public func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> Int {

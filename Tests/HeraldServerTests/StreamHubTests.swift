@@ -29,6 +29,13 @@ final class StreamHubTests: XCTestCase {
             hub.opened(id, now: now, into: &actions)
         }
 
+        /// Connects and delivers the connection's first snapshot, which is read off: the stream is live.
+        mutating func connectLive(_ id: ConnectionID, authorization: String? = nil) {
+            connect(id, authorization: authorization)
+            deliver([.answer(.snapshot(generation: 0), .snapshot(Snapshot(epoch: "e1", seq: 0, jobs: [], news: NewsFeed(), limits: [:])))])
+            XCTAssertEqual(written(id).messages.first?["type"]?.stringValue, "snapshot")
+        }
+
         mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, stop: Bool = false) {
             let drained = DeliveryInbox.Drained(
                 overflowed: overflowed, replies: deliveries.filter { !isOrdered($0) }, ordered: deliveries.filter(isOrdered), more: false,
@@ -204,7 +211,7 @@ final class StreamHubTests: XCTestCase {
 
     func testCommandsGoToTheEngineAndTheAnswerIsTheReply() throws {
         var harness = Harness()
-        harness.connect(1)
+        harness.connectLive(1)
         _ = harness.take()
         harness.send(1, #"{"type":"start","kind":"sort","params":{"count":5},"requestId":"r1"}"#)
         let requests = asks(harness.take())
@@ -218,22 +225,24 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.metrics.commands["start/busy"], 1)
     }
 
-    func testPingIsAnsweredAtOnceAndBadInputGetsErrors() {
+    func testPingIsAnsweredWithoutTheEngineButAfterTheFirstSnapshot() {
         var harness = Harness()
         harness.connect(1)
         harness.send(1, #"{"type":"ping"}"#)
         harness.send(1, "{not json")
         harness.send(1, "binary", isBinary: true)
         XCTAssertTrue(asks(harness.take()).map(\.0).allSatisfy { $0 == .snapshot }, "none of these reaches the engine")
+        XCTAssertTrue(harness.written(1).messages.isEmpty, "replies wait for the snapshot, which is always first")
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 3))), event(4)])
         let messages = harness.written(1).messages
-        XCTAssertEqual(messages.map { $0["type"]?.stringValue }, ["pong", "error", "error"])
-        XCTAssertEqual(messages[1]["code"]?.stringValue, "bad_json")
-        XCTAssertEqual(messages[2]["code"]?.stringValue, "bad_request")
+        XCTAssertEqual(messages.map { $0["type"]?.stringValue }, ["snapshot", "pong", "error", "error", "progress"])
+        XCTAssertEqual(messages[2]["code"]?.stringValue, "bad_json")
+        XCTAssertEqual(messages[3]["code"]?.stringValue, "bad_request")
     }
 
     func testControlNeedsTheTokenWhichAuthGrants() {
         var harness = Harness { $0.controlToken = "s3cret" }
-        harness.connect(1)
+        harness.connectLive(1)
         _ = harness.take()
         harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
         XCTAssertTrue(asks(harness.take()).isEmpty, "refused before the engine")
@@ -242,7 +251,7 @@ final class StreamHubTests: XCTestCase {
         harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
         XCTAssertEqual(asks(harness.take()).map(\.0), [.cancel("j-1")])
         XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["unauthorized", "unauthorized", "accepted"])
-        harness.connect(2, authorization: "Bearer s3cret")
+        harness.connectLive(2, authorization: "Bearer s3cret")
         harness.send(2, #"{"type":"cancel","job":"j-2"}"#)
         XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2"), "a bearer token at the handshake authorises")
     }
@@ -252,7 +261,7 @@ final class StreamHubTests: XCTestCase {
             $0.commandsPerSecond = 1
             $0.commandBurst = 3
         }
-        harness.connect(1)
+        harness.connectLive(1)
         for _ in 0..<5 { harness.send(1, #"{"type":"ping"}"#) }
         XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["pong", "pong", "pong", "rate_limited", "rate_limited"])
         harness.now += 1

@@ -3,6 +3,7 @@
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -56,6 +57,10 @@ def test_subprotocol_is_accepted_and_jobs_are_logged(herald):
     assert messages[0]["type"] == "snapshot"
     assert any(m.get("type") == "accepted" for m in messages)
     job = next(m["job"] for m in messages if m.get("type") == "accepted")
+    # The server logs the close when it has processed it, which may be just after websocat exits.
+    deadline = time.monotonic() + 10
+    while "connection 1 closed" not in herald.log() and time.monotonic() < deadline:
+        time.sleep(0.05)
     log = herald.log()
     assert f"job {job} fetch queued" in log and f"job {job} fetch succeeded" in log, log
     assert "connection 1 opened" in log and "connection 1 closed" in log, log

@@ -3,6 +3,13 @@ import HeraldEngine
 /// One WebSocket client as the hub sees it. Thread: the service thread only (created, used and
 /// dropped inside `StreamHub`).
 final class HubConnection {
+    /// Sends the replies held back until the stream began.
+    func releaseHeldReplies() {
+        guard let held = heldReplies else { return }
+        heldReplies = nil
+        for frame in held { outbox.append(frame) }
+    }
+
     let id: ConnectionID
     let peer: String
     var outbox: Outbox
@@ -18,6 +25,9 @@ final class HubConnection {
     var closeCodeFromPeer: UInt16?
     /// A connection to the test-only `/echo` endpoint: no events, every message echoed.
     let isEcho: Bool
+    /// Replies made before the connection's first snapshot (or resume) was sent wait here, so the
+    /// snapshot is always the first message; nil once it was.
+    var heldReplies: [OutboundFrame]? = []
 
     init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool, isEcho: Bool) {
         self.id = id
@@ -27,6 +37,7 @@ final class HubConnection {
         self.isAuthorized = isAuthorized
         self.isEcho = isEcho
         self.stream = isEcho ? .none : .awaitingSnapshot(reason: .connect, generation: 0)
+        if isEcho { heldReplies = nil }
     }
 }
 

@@ -107,6 +107,7 @@ extension StreamHub {
             case .events(let events):
                 for event in events { connection.outbox.append(.event(event)) }
                 connection.stream = .live(coveredThrough: events.last?.seq ?? since)
+                connection.releaseHeldReplies()
             case .snapshot(let snapshot):
                 appendSnapshot(encode(snapshot, reason: .resume), seq: snapshot.seq, to: connection)
             }
@@ -166,5 +167,6 @@ extension StreamHub {
     func appendSnapshot(_ frame: [UInt8], seq: Int64, to connection: HubConnection) {
         connection.outbox.append(OutboundFrame(kind: .snapshot(seq: seq), bytes: frame))
         connection.stream = .live(coveredThrough: seq)
+        connection.releaseHeldReplies()
     }
 }

@@ -42,8 +42,9 @@ extension StreamHub {
         guard connection.commandBucket.take(now: now) else {
             metrics.countCommand("any", outcome: ErrorCode.rateLimited.rawValue)
             // Each refusal is answered while this client's backlog is small; once its replies pile up
-            // (half the outbox cap) further refusals are dropped, so a flood cannot grow memory.
-            if connection.outbox.pendingBytes < configuration.outboxCapBytes / 2 {
+            // (half the outbox cap, or 100 held before the first snapshot) further refusals are dropped,
+            // so a flood cannot grow memory.
+            if connection.outbox.pendingBytes < configuration.outboxCapBytes / 2, (connection.heldReplies?.count ?? 0) < 100 {
                 let error = EngineError(.rateLimited, "too many commands; at most \(Int(configuration.commandsPerSecond)) per second")
                 reply(connection, WireEncoder.error(error, requestId: nil), into: &actions)
             }

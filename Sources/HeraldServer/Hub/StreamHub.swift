@@ -174,8 +174,13 @@ public struct StreamHub {
 
     /// Queues a reply frame for one connection.
     mutating func reply(_ connection: HubConnection, _ payload: [UInt8], into actions: inout [HubAction]) {
+        let frame = OutboundFrame(kind: .reply, bytes: WebSocketFrame.text(payload))
+        if connection.heldReplies != nil {
+            connection.heldReplies?.append(frame)
+            return
+        }
         let wasEmpty = connection.outbox.isEmpty
-        connection.outbox.append(OutboundFrame(kind: .reply, bytes: WebSocketFrame.text(payload)))
+        connection.outbox.append(frame)
         if wasEmpty { actions.append(.wantWritable(connection.id)) }
     }
 }
