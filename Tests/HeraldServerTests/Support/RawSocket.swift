@@ -50,6 +50,26 @@ final class RawSocket {
         return result
     }
 
+    /// Reads until `marker` has been read or `timeout` passes; true when it was. Searches only what
+    /// is new (and the marker's length before it), so megabytes of backlog cost no more than reading.
+    func readBytes(until marker: String, timeout: Double) -> Bool {
+        let needle = Array(marker.utf8)
+        var window: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        while Date() < deadline, poll(&poller, 1, 100) >= 0 {
+            if poller.revents == 0 { continue }
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { return false }
+            window = Array(window.suffix(needle.count - 1)) + buffer[0..<count]
+            if window.count >= needle.count, (0...(window.count - needle.count)).contains(where: { window[$0..<($0 + needle.count)].elementsEqual(needle) }) {
+                return true
+            }
+        }
+        return false
+    }
+
     /// Reads until `marker` appears or `timeout` passes.
     func read(until marker: String, timeout: Double = 5) -> String {
         var result: [UInt8] = []
