@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HeraldEngine", targets: ["HeraldEngine"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldLWS", targets: ["HeraldLWS"]),
+        .library(name: "HeraldBench", targets: ["HeraldBench"]),
     ],
     targets: [
         // The only C in the project: Debian's libwebsockets 4.1.6 behind a small shim.

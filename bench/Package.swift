@@ -20,6 +20,8 @@ let package = Package(
             dependencies: [
                 .product(name: "HeraldEngine", package: herald),
                 .product(name: "HeraldServer", package: herald),
+                .product(name: "HeraldLWS", package: herald),
+                .product(name: "HeraldBench", package: herald),
             ],
             path: "Sources/report-cost"),
         // The release `herald` binary's search against grep -rF and rg -F on a generated corpus.

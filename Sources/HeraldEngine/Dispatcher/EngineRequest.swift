@@ -18,13 +18,3 @@ public enum EngineRequest: Sendable, Equatable {
     /// Counters for `/metrics` and `/healthz` (answered with `.statistics`).
     case statistics
 }
-
-/// The engine's answer to one `EngineRequest`.
-public enum EngineReply: Sendable {
-    case job(Result<JobRecord, EngineError>)
-    case snapshot(Snapshot)
-    case resume(ResumeAnswer)
-    case page(Result<ResultPage, EngineError>)
-    case news(NewsFeed)
-    case statistics(EngineStatistics)
-}

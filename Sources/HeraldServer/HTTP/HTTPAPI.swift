@@ -133,12 +133,6 @@ struct HTTPAPI {
     }
 }
 
-/// Which REST answer an engine reply is rendered into.
-public enum HTTPQuery: Sendable, Equatable {
-    case healthz, metrics, news, jobs, job, start, cancel
-    case results(job: String)
-}
-
 extension Result where Success == HTTPResponse, Failure == EngineError {
     fileprivate var orError: HTTPResponse {
         switch self {

@@ -19,7 +19,9 @@
 
 import Dispatch
 import Foundation
+import HeraldBench
 import HeraldEngine
+import HeraldLWS
 import HeraldServer
 import Synchronization
 
@@ -307,6 +309,8 @@ try? FileManager.default.createDirectory(at: scratch, withIntermediateDirectorie
 defer { try? FileManager.default.removeItem(at: scratch) }
 
 let mailbox = Mailbox()
+// The server's inbox, made first so the ticker is paced by delivery as under `herald serve --bench`.
+let inbox = DeliveryInbox()
 let text = makeText(megabytes: options.scanMegabytes)
 let searchRoot = options.corpus.map { URL(fileURLWithPath: $0) } ?? scratch
 let environment = JobEnvironment(
@@ -316,7 +320,7 @@ kindLimits[.sort] = .init(maxConcurrent: 1, refuseWhenBusy: false)
 let engine = JobDispatcher(
     configuration: EngineConfiguration(workers: 4, kindLimits: kindLimits, enableTicker: true),
     environment: environment,
-    runners: [HotLoop(mailbox: mailbox, text: text), TickerRunner(), SearchRunner()])
+    runners: [HotLoop(mailbox: mailbox, text: text), TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 }), SearchRunner()])
 
 // --serve: a real server in this process, a ticker, and (optionally) clients in another process.
 var server: WebSocketServer?
@@ -329,7 +333,7 @@ if options.serve {
     configuration.port = 0
     configuration.maxConnections = 20_000
     configuration.logLevel = .error
-    let made = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: .error), version: "bench")
+    let made = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: .error), version: "bench", inbox: inbox)
     let port: Int
     do { port = try made.start() } catch { fail("server: \(error)") }
     server = made

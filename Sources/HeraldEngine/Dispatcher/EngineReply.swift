@@ -1,0 +1,9 @@
+/// The engine's answer to one `EngineRequest`.
+public enum EngineReply: Sendable {
+    case job(Result<JobRecord, EngineError>)
+    case snapshot(Snapshot)
+    case resume(ResumeAnswer)
+    case page(Result<ResultPage, EngineError>)
+    case news(NewsFeed)
+    case statistics(EngineStatistics)
+}

@@ -1,0 +1,5 @@
+/// Which REST answer an engine reply is rendered into.
+public enum HTTPQuery: Sendable, Equatable {
+    case healthz, metrics, news, jobs, job, start, cancel
+    case results(job: String)
+}
