@@ -17,7 +17,8 @@ final class RunnerFixture: Sendable {
     init(
         runners: [any JobRunner] = JobCatalog.standardRunners(), maxSearchResults: Int = 1000,
         maxSortCount: Int = 50_000_000, dataInsideRoot: Bool = false,
-        newsSource: NewsSource = NewsSource(probability: 0, seed: 1)
+        newsSource: NewsSource = NewsSource(probability: 0, seed: 1),
+        configuration: EngineConfiguration = EngineConfiguration(workers: 2, enableTicker: true)
     ) {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-jobs-\(UUID().uuidString)")
         root = folder.appendingPathComponent("root")
@@ -28,7 +29,7 @@ final class RunnerFixture: Sendable {
             searchRoot: root, dataDirectory: data, newsSource: newsSource, maxSearchResults: maxSearchResults,
             maxSortCount: maxSortCount)
         dispatcher = JobDispatcher(
-            configuration: EngineConfiguration(workers: 2, enableTicker: true), environment: environment, runners: runners)
+            configuration: configuration, environment: environment, runners: runners)
         let recorded = self.recorded
         _ = dispatcher.subscribe { event in recorded.append(event) }
     }
@@ -143,11 +144,12 @@ extension XCTestCase {
     func makeRunnerFixture(
         runners: [any JobRunner] = JobCatalog.standardRunners(), maxSearchResults: Int = 1000,
         maxSortCount: Int = 50_000_000, dataInsideRoot: Bool = false,
-        newsSource: NewsSource = NewsSource(probability: 0, seed: 1)
+        newsSource: NewsSource = NewsSource(probability: 0, seed: 1),
+        configuration: EngineConfiguration = EngineConfiguration(workers: 2, enableTicker: true)
     ) -> RunnerFixture {
         let fixture = RunnerFixture(
             runners: runners, maxSearchResults: maxSearchResults, maxSortCount: maxSortCount,
-            dataInsideRoot: dataInsideRoot, newsSource: newsSource)
+            dataInsideRoot: dataInsideRoot, newsSource: newsSource, configuration: configuration)
         addTeardownBlock { fixture.close() }
         return fixture
     }

@@ -111,10 +111,14 @@ final class SearchScan: Sendable {
     }
 
     /// Streams the batch if it is older than the batch interval. Thread: any.
+    ///
+    /// The clock is read under the lock: a reading taken before it can be older than a batch another
+    /// stripe started meanwhile. The comparison adds rather than subtracts, so it cannot underflow.
     func flushIfDue() {
-        let now = DispatchTime.now().uptimeNanoseconds
         let ready: [JSONValue]? = batch.withLock { batch in
-            !batch.items.isEmpty && now - batch.since >= Self.batchNanoseconds ? Self.take(&batch) : nil
+            guard !batch.items.isEmpty else { return nil }
+            let now = DispatchTime.now().uptimeNanoseconds
+            return now >= batch.since + Self.batchNanoseconds ? Self.take(&batch) : nil
         }
         if let ready { context.emitResults(ready) }
     }
