@@ -65,17 +65,12 @@ final class SearchScanStressTests: XCTestCase {
             try Data(text.utf8).write(to: url)
             files.append(SearchFile(path: url.path, relative: "f\(file).txt", size: Int64(text.utf8.count)))
         }
-        let environment = JobEnvironment(
-            searchRoot: directory.url, dataDirectory: directory.url, newsSource: NewsSource(probability: 0, seed: 1),
-            maxSearchResults: .max)
         let stripes = 2
         let flushers = 2
 
         for round in 0..<3 {
             let sink = CollectingSink()
-            let context = JobContext(
-                record: JobRecord(id: JobID("stress"), kind: .search, params: [:], createdAt: 0), environment: environment,
-                progress: ProgressReporter {}, sink: sink)
+            let context = makeStandaloneContext(.search, searchRoot: directory.url, maxSearchResults: .max, sink: sink)
             let scan = SearchScan(context: context, matcher: LineMatcher(query: "needle", caseSensitive: false), files: files)
             let scanning = Locked(stripes)
             let finished = DispatchGroup()
@@ -101,15 +96,4 @@ final class SearchScanStressTests: XCTestCase {
             XCTAssertEqual(scan.summary["matches"], .int(Int64(expected)), "round \(round)")
         }
     }
-}
-
-/// Collects the results a job streams. Thread: any.
-private final class CollectingSink: JobEventSink {
-    private let items = Locked<[JSONValue]>([])
-
-    func results(job: JobID, items: [JSONValue]) { self.items.withLock { $0.append(contentsOf: items) } }
-    func news(job: JobID, headlines: [String]) {}
-    func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool { true }
-
-    var all: [JSONValue] { items.value }
 }

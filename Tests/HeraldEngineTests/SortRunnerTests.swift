@@ -142,6 +142,21 @@ final class SortRunnerTests: XCTestCase {
         XCTAssertEqual(accepted?.params, ["count": 10_000])
         XCTAssertEqual((try? standard.start(.sort, ["count": 5000.0]).get())?.params, ["count": 5000])
     }
+
+    /// A phase's share of the bar is span × done / whole. For a count of two billion the product
+    /// passes Int64 (the sort phase: 2e9 × 1e10), so it is worked out without overflowing, and a
+    /// `done` past `whole` stays inside the phase.
+    func testPhaseBarWithCountsWhoseProductPassesInt64() throws {
+        let context = makeStandaloneContext(.sort, searchRoot: FileManager.default.temporaryDirectory)
+        let count = 2_000_000_000
+        var bar = PhaseBar(context, unit: count, slices: 4, hook: nil)
+        bar.begin("sorting", start: 2)
+        try bar.advance(RadixSort.passes * count - 1, of: RadixSort.passes * count)
+        XCTAssertEqual(bar.completed, 3 * Int64(count) - 1)
+        XCTAssertEqual(context.progress.sample(), JobProgress(completed: 3 * Int64(count) - 1, total: 4 * Int64(count), message: "sorting"))
+        try bar.advance(RadixSort.passes * count + 7, of: RadixSort.passes * count)
+        XCTAssertEqual(bar.completed, 3 * Int64(count))
+    }
 }
 
 extension Result where Failure == EngineError {
