@@ -17,18 +17,13 @@ final class DeliveryBacklogTests: XCTestCase {
     }
 
     private func run(backlog: Int) throws -> Bool? {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-backlog-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: folder) }
         let runner = OneShotRunner()
-        let engine = JobDispatcher(
-            configuration: EngineConfiguration(enableTicker: true),
-            environment: JobEnvironment(searchRoot: FileManager.default.temporaryDirectory, dataDirectory: folder, newsSource: NewsSource()),
-            runners: [runner])
+        let fixture = makeFixture(EngineConfiguration(enableTicker: true), runners: [runner])
+        let engine = fixture.dispatcher
         engine.deliveryBacklog.add(backlog)
-        let id = try engine.start(StartRequest(kind: "ticker")).get().id.rawValue
-        let deadline = Date(timeIntervalSinceNow: 10)
-        while Date() < deadline, engine.job(id)?.state.isTerminal != true { usleep(1000) }
-        XCTAssertEqual(engine.job(id)?.state, .succeeded)
+        let id = try engine.start(StartRequest(kind: "ticker")).get().id
+        fixture.recorder.waitForTerminal(id)
+        XCTAssertEqual(engine.job(id.rawValue)?.state, .succeeded)
         return runner.accepted
     }
 

@@ -18,8 +18,7 @@ final class SearchScanStressTests: XCTestCase {
         let searchesAtOnce = 4
         let files = 256
         let limit = EngineConfiguration.KindLimit(maxConcurrent: searchesAtOnce, refuseWhenBusy: false)
-        let fixture = makeRunnerFixture(
-            maxSearchResults: 1_000_000, configuration: EngineConfiguration(workers: searchesAtOnce, kindLimits: [.search: limit]))
+        let fixture = makeFixture(EngineConfiguration(workers: searchesAtOnce, kindLimits: [.search: limit]), maxSearchResults: 1_000_000)
         var expected: Set<String> = []
         var bytes = 0
         for file in 0..<files {
@@ -39,10 +38,10 @@ final class SearchScanStressTests: XCTestCase {
         for round in 0..<8 {
             let jobs = try (0..<searchesAtOnce).map { _ in try fixture.start(.search, ["query": "needle"]).get() }
             for job in jobs {
-                let end = try XCTUnwrap(fixture.waitForEnd(job.id), "round \(round): \(job.id) did not end")
+                let end = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id, timeout: 60), "round \(round): \(job.id) did not end")
                 XCTAssertEqual(end.state, .succeeded, "round \(round): \(end.error ?? "")")
                 XCTAssertEqual(end.summary, summary, "round \(round)")
-                let found = fixture.results(of: job.id).map { "\($0["file"]?.stringValue ?? "?"):\($0["line"]?.intValue ?? -1)" }
+                let found = fixture.recorder.results(of: job.id).map { "\($0["file"]?.stringValue ?? "?"):\($0["line"]?.intValue ?? -1)" }
                 XCTAssertEqual(found.count, expected.count, "round \(round): every match streamed exactly once")
                 XCTAssertEqual(Set(found), expected, "round \(round)")
             }
