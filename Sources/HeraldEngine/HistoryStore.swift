@@ -63,15 +63,14 @@ public final class HistoryStore: @unchecked Sendable {
         return loaded
     }
 
-    /// A job that was unfinished when the process stopped is `interrupted` now.
+    /// A job that was unfinished when the process stopped is `interrupted` now; the lifecycle refuses
+    /// the move for a finished one, which is kept as it was.
     private static func markedInterrupted(_ record: JobRecord) -> JobRecord {
-        guard !record.state.isTerminal else { return record }
-        var record = record
-        let was = record.state
-        record.state = .interrupted
-        record.error = "the server stopped while this job was \(was.rawValue)"
-        record.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
-        return record
+        var marked = record
+        guard (try? marked.move(to: .interrupted)) != nil else { return record }
+        marked.error = "the server stopped while this job was \(record.state.rawValue)"
+        marked.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
+        return marked
     }
 
     /// Replaces the file atomically with one line per job, then appends from there. Returns what

@@ -1,4 +1,5 @@
-/// A strict JSON parser (RFC 8259) for untrusted input, with limits on nesting and size.
+/// A strict JSON parser (RFC 8259) for untrusted input, with a limit on nesting; the size is bounded
+/// by the callers (a WebSocket message, a request body, a history line).
 ///
 /// Written here rather than using Foundation so that deep nesting is refused with an error instead of
 /// exhausting the stack, and so the command decoder can be fuzzed as one pure function.

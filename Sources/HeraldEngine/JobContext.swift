@@ -45,7 +45,8 @@ public final class JobContext: Sendable {
     }
 
     /// Emits the current progress at once, bypassing coalescing (the benchmark `ticker` only).
-    /// Returns false when the dispatcher has too many such events in flight: slow down.
+    /// Returns false when the dispatcher has too many such events in flight, or its subscriber holds
+    /// too many undelivered events (`deliveryBacklog`): the event was not taken; slow down.
     public func emitProgressNow(_ progress: JobProgress) -> Bool {
         sink.uncoalescedProgress(job: id, progress)
     }

@@ -100,7 +100,8 @@ extension JobDispatcher {
         return record
     }
 
-    /// Waiting jobs whose dependencies all succeeded are queued; those with a failed one are cancelled.
+    /// Waiting jobs whose dependencies all succeeded are queued; a waiting or queued job with a
+    /// dependency that ended other than succeeded, or that is no longer known, is cancelled.
     func resolveDependents() {
         var changed = true
         while changed {

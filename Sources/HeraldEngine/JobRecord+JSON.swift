@@ -1,4 +1,4 @@
-/// The job object of the wire protocol and of the history file (docs/protocol.md, "Job object").
+/// The job object of the wire protocol and of the history file (docs/protocol.md, "JOB").
 extension JobRecord {
     public var json: JSONValue {
         var object: JSONObject = [
@@ -38,16 +38,23 @@ extension JobRecord {
 }
 
 extension JobProgress {
+    /// The job object's `progress`: the same fields as the `progress` event.
     public var json: JSONValue {
-        var object: JSONObject = [
-            "completed": .int(completed),
-            "total": .int(total),
-            "fraction": .double(fraction),
-            "message": message.map(JSONValue.string) ?? .null,
-        ]
-        if let rate { object["rate"] = .double(rate) }
-        if let eta { object["eta"] = .double(eta) }
+        var object = JSONObject()
+        write(into: &object)
         return .object(object)
+    }
+
+    /// Adds the progress fields to `object`, in this order: `completed`, `total`, `fraction`,
+    /// `message`, `rate`, `eta`; `message`, `rate` and `eta` are null until known. The one encoding
+    /// of progress, for the job object and the `progress` event alike (docs/protocol.md).
+    func write(into object: inout JSONObject) {
+        object["completed"] = .int(completed)
+        object["total"] = .int(total)
+        object["fraction"] = .double(fraction)
+        object["message"] = message.map(JSONValue.string) ?? .null
+        object["rate"] = rate.map(JSONValue.double) ?? .null
+        object["eta"] = eta.map(JSONValue.double) ?? .null
     }
 
     init?(json: JSONValue) {

@@ -5,7 +5,8 @@ public struct JobRecord: Sendable, Hashable {
     public let params: JSONObject
     public let after: [JobID]
     public let requestId: String?
-    public internal(set) var state: JobState
+    /// Changed only by `move(to:)`, which asks `JobState.apply`: an invalid transition is never stored.
+    public private(set) var state: JobState
     public internal(set) var progress: JobProgress
     /// Milliseconds since the Unix epoch, like JavaScript's `Date.now()`.
     public let createdAt: Int64

@@ -1,5 +1,7 @@
-/// A job's lifecycle. `apply` is the only way to move between states, so an invalid transition can
-/// never be stored: it is refused where it is attempted.
+/// A job's lifecycle. `apply` is the only way to move between states (`JobRecord.state` can only be
+/// set through `JobRecord.move(to:)`, which calls it), so an invalid transition can never be stored:
+/// it is refused where it is attempted. A record is made in a given state only when it is created
+/// or read back from history.
 ///
 ///     queued ──▶ waiting ──▶ queued            (dependencies still running, then all succeeded)
 ///     queued ──▶ running ──▶ succeeded | failed | cancelled

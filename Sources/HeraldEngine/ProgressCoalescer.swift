@@ -33,8 +33,9 @@ public struct ProgressCoalescer: Sendable {
         var emitted = sample
         updateRate(completed: sample.completed, now: now)
         emitted.rate = smoothedRate
+        // In Double: counts come from runners, and an Int64 difference could overflow on this queue.
         if let rate = smoothedRate, rate > 0, sample.total > 0 {
-            emitted.eta = Double(max(0, sample.total - sample.completed)) / rate
+            emitted.eta = max(0, Double(sample.total) - Double(sample.completed)) / rate
         }
         lastEmitted = emitted
         lastEmitTime = now
@@ -46,7 +47,7 @@ public struct ProgressCoalescer: Sendable {
         guard let previous = rateSample, now > previous.time else { return }
         // A job that starts a new count (a new phase counting from zero) starts a new rate.
         guard completed >= previous.completed else { smoothedRate = nil; return }
-        let instant = Double(completed - previous.completed) / (now - previous.time)
+        let instant = (Double(completed) - Double(previous.completed)) / (now - previous.time)
         if let smoothed = smoothedRate {
             smoothedRate = Self.smoothing * instant + (1 - Self.smoothing) * smoothed
         } else {

@@ -20,7 +20,8 @@ public final class Protected<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    /// Runs `body` with the value, holding the lock; keep it short and never call out from it.
+    /// Runs `body` with the value, holding the lock. Keep it short, and call nothing from it that can
+    /// block or take this lock again (an atomic store or an `async` hop is fine; a `sync` is not).
     @inline(__always)
     public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)

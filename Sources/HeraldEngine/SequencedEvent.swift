@@ -3,7 +3,8 @@
 /// client, the event log and resumes.
 public struct SequencedEvent: Sendable {
     public let seq: Int64
-    /// Wall-clock microseconds since the Unix epoch at which the value was reported.
+    /// Wall-clock microseconds since the Unix epoch at which the dispatcher numbered the event (for
+    /// progress, when the value was sampled from the job: at most a sampling interval after its report).
     public let ts: Int64
     public let event: EngineEvent
     public let json: [UInt8]

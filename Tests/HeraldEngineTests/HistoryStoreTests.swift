@@ -33,13 +33,13 @@ final class HistoryStoreTests: XCTestCase {
 
     func testFinishedJobsReloadInANewDispatcher() throws {
         let directory = makeTemporaryDirectory()
-        let first = makeDispatcher(
-            testConfiguration(workers: 1), runners: runners(), directory: directory,
+        let firstFixture = makeFixture(
+            testConfiguration(workers: 1), runners: runners(), folder: directory,
             history: HistoryStore(directory: dataDirectory(directory)))
-        let recorder = EventRecorder(first)
-        let good = try startJob(first, .sort, tag: "wait-good")
-        let bad = try startJob(first, .fetch, tag: "fail-bad", after: [good.id])
-        let dropped = try startJob(first, .search, tag: "dropped")
+        let (first, recorder) = (firstFixture.dispatcher, firstFixture.recorder)
+        let good = try firstFixture.startJob(.sort, tag: "wait-good")
+        let bad = try firstFixture.startJob(.fetch, tag: "fail-bad", after: [good.id])
+        let dropped = try firstFixture.startJob(.search, tag: "dropped")
         _ = first.cancel(dropped.id.rawValue)
         gates.open("wait-good")
         for id in [good.id, bad.id, dropped.id] { XCTAssertNotNil(recorder.waitForTerminal(id)) }
@@ -48,7 +48,8 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(before.map(\.state), [.succeeded, .failed, .cancelled])
 
         let store = HistoryStore(directory: dataDirectory(directory))
-        let second = makeDispatcher(testConfiguration(), runners: runners(), directory: directory, history: store)
+        let secondFixture = makeFixture(testConfiguration(), runners: runners(), folder: directory, history: store)
+        let second = secondFixture.dispatcher
         XCTAssertEqual(second.allJobs(), before, "every field survives the round trip through the file")
         XCTAssertTrue(store.problems.isEmpty, "\(store.problems)")
         XCTAssertEqual(second.snapshot().jobs.map(\.id), [good.id, bad.id, dropped.id])
@@ -57,8 +58,8 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(try fileRecords(directory), before, "the file was compacted to one line per job")
 
         // A reloaded job can be a dependency.
-        let recorder2 = EventRecorder(second)
-        let next = try startJob(second, .sort, tag: "next", after: [good.id])
+        let recorder2 = secondFixture.recorder
+        let next = try secondFixture.startJob(.sort, tag: "next", after: [good.id])
         XCTAssertEqual(recorder2.waitForTerminal(next.id)?.state, .succeeded)
         XCTAssertEqual(second.cancel(good.id.rawValue).error?.code, .notCancellable)
     }
@@ -66,9 +67,9 @@ final class HistoryStoreTests: XCTestCase {
     func testEveryStateChangeIsAppended() throws {
         let directory = makeTemporaryDirectory()
         let store = HistoryStore(directory: dataDirectory(directory))
-        let dispatcher = makeDispatcher(runners: runners(), directory: directory, history: store)
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .sort, tag: "quick")
+        let fixture = makeFixture(runners: runners(), folder: directory, history: store)
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.sort, tag: "quick")
         XCTAssertNotNil(recorder.waitForTerminal(job.id))
         store.flush()
         let lines = try fileRecords(directory)
@@ -79,12 +80,12 @@ final class HistoryStoreTests: XCTestCase {
     func testForgottenJobsLeaveMemoryAndTheFile() throws {
         let directory = makeTemporaryDirectory()
         let store = HistoryStore(directory: dataDirectory(directory))
-        let dispatcher = makeDispatcher(
-            testConfiguration(retainedFinishedJobs: 2), runners: runners(), directory: directory, history: store)
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeFixture(
+            testConfiguration(retainedFinishedJobs: 2), runners: runners(), folder: directory, history: store)
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         var ids: [JobID] = []
         for number in 1...4 {
-            let job = try startJob(dispatcher, .sort, tag: "job-\(number)")
+            let job = try fixture.startJob(.sort, tag: "job-\(number)")
             XCTAssertNotNil(recorder.waitForTerminal(job.id))
             ids.append(job.id)
         }
@@ -137,8 +138,8 @@ final class HistoryStoreTests: XCTestCase {
         let directory = makeTemporaryDirectory()
         let running = JobRecord(id: JobID("j-crashed"), kind: .sort, params: [:], state: .running, createdAt: 1, startedAt: 2)
         try writeLines([line(running)], to: directory)
-        let dispatcher = makeDispatcher(
-            runners: runners(), directory: directory, history: HistoryStore(directory: dataDirectory(directory)))
+        let dispatcher = makeFixture(
+            runners: runners(), folder: directory, history: HistoryStore(directory: dataDirectory(directory))).dispatcher
         XCTAssertEqual(dispatcher.job("j-crashed")?.state, .interrupted)
         XCTAssertEqual(dispatcher.cancel("j-crashed").error?.code, .notCancellable)
         let dependent = try XCTUnwrap(dispatcher.start(StartRequest(kind: "sort", after: ["j-crashed"])).value)
@@ -187,11 +188,11 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(try fileRecords(directory), [first, second], "the live file holds only readable jobs")
 
         // A dispatcher on that directory starts and works.
-        let dispatcher = makeDispatcher(
-            runners: runners(), directory: directory, history: HistoryStore(directory: dataDirectory(directory)))
+        let fixture = makeFixture(
+            runners: runners(), folder: directory, history: HistoryStore(directory: dataDirectory(directory)))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         XCTAssertEqual(dispatcher.allJobs(), [first, second])
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .sort, tag: "fresh")
+        let job = try fixture.startJob(.sort, tag: "fresh")
         XCTAssertEqual(recorder.waitForTerminal(job.id)?.state, .succeeded)
     }
 }

@@ -39,12 +39,12 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
         }
     }
 
-    private func makeLoadedDispatcher() -> JobDispatcher {
+    private func makeLoadedFixture() -> DispatcherFixture {
         let limit = EngineConfiguration.KindLimit(maxConcurrent: 8, refuseWhenBusy: false)
         let configuration = testConfiguration(
             workers: 8, kindLimits: [.search: limit, .sort: limit, .fetch: limit], progressEventsPerSecond: 500,
             eventLogSize: 256)
-        return makeDispatcher(configuration, runners: [JobKind.search, .sort, .fetch].map(workloadRunner))
+        return makeFixture(configuration, runners: [JobKind.search, .sort, .fetch].map(workloadRunner))
     }
 
     /// Starts `perThread` jobs on each of `threads` threads at once (some depending on earlier ones,
@@ -75,16 +75,21 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
         return started.withLock { $0 }
     }
 
-    private func waitForAllTerminal(_ ids: [JobID], _ recorder: EventRecorder, timeout: Double = 120) -> Bool {
-        recorder.waitFor(timeout: timeout) { events in
-            let ended = Set(events.compactMap { $0.jobRecord.flatMap { $0.state.isTerminal ? $0.id : nil } })
-            return ids.allSatisfy(ended.contains)
+    private func waitForAllTerminal(
+        _ ids: [JobID], _ recorder: EventRecorder, timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line
+    ) -> Bool {
+        func ended(_ events: [SequencedEvent]) -> Set<JobID> {
+            Set(events.compactMap { $0.jobRecord.flatMap { $0.state.isTerminal ? $0.id : nil } })
+        }
+        let seen = { "\(ended(recorder.events).count) of \(ids.count) jobs ended; \(recorder.describeLast())" }
+        return recorder.waitFor("every job ends", timeout: timeout, seen: seen, file: file, line: line) { events in
+            ids.allSatisfy(ended(events).contains)
         }
     }
 
     func testEverySubscriberSeesAGaplessStream() throws {
-        let dispatcher = makeLoadedDispatcher()
-        let full = EventRecorder(dispatcher)
+        let fixture = makeLoadedFixture()
+        let (dispatcher, full) = (fixture.dispatcher, fixture.recorder)
         let stop = Atomic<Bool>(false)
         let problems = Locked<[String]>([])
         let rounds = Atomic<Int>(0)
@@ -95,7 +100,8 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
             defer { subscriberDone.fulfill() }
             while !stop.load(ordering: .relaxed) {
                 let recorder = EventRecorder(dispatcher)
-                recorder.waitFor(timeout: 10) { $0.count >= 15 || stop.load(ordering: .relaxed) }
+                // Pacing: a subscriber that got too few events is reported as stalled below.
+                _ = recorder.poll(timeout: 10) { $0.count >= 15 || stop.load(ordering: .relaxed) }
                 recorder.stop()
                 let events = recorder.events
                 let start = recorder.snapshot.seq
@@ -130,9 +136,9 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
         XCTAssertEqual(dispatcher.snapshot().seq, Int64(events.count))
         // Every job that ran to the end had its final value streamed before its final job event.
         for id in ids where dispatcher.job(id.rawValue)?.state == .succeeded {
-            let progress = full.progress(id)
+            let progress = full.progress(of: id)
             XCTAssertEqual(progress.last?.completed, Int64(Self.steps), "\(id)")
-            XCTAssertEqual(full.terminal(id)?.progress.completed, Int64(Self.steps), "\(id)")
+            XCTAssertEqual(full.terminal(of: id)?.progress.completed, Int64(Self.steps), "\(id)")
         }
 
         // No progress or results for a job after its final job event.
@@ -161,8 +167,8 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
     }
 
     func testSnapshotThenStreamRebuildsTheFinalState() throws {
-        let dispatcher = makeLoadedDispatcher()
-        let full = EventRecorder(dispatcher)
+        let fixture = makeLoadedFixture()
+        let (dispatcher, full) = (fixture.dispatcher, fixture.recorder)
         // Subscribers that join at different moments while jobs start, run and end.
         let joined = Locked<[EventRecorder]>([])
         let stop = Atomic<Bool>(false)
@@ -172,7 +178,8 @@ final class JobDispatcherConcurrencyTests: XCTestCase {
             while !stop.load(ordering: .relaxed) {
                 let recorder = EventRecorder(dispatcher)
                 joined.withLock { $0.append(recorder) }
-                recorder.waitFor(timeout: 10) { $0.count >= 40 || stop.load(ordering: .relaxed) }
+                // Pacing only: whatever this subscriber got is checked against the final state below.
+                _ = recorder.poll(timeout: 10) { $0.count >= 40 || stop.load(ordering: .relaxed) }
             }
         }
 

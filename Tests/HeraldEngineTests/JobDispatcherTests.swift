@@ -8,8 +8,8 @@ final class JobDispatcherTests: XCTestCase {
     private let runLog = RunLog()
 
     /// A dispatcher whose search, sort and fetch runners all behave by tag (see `ScriptedRunner.tagged`).
-    private func makeTaggedDispatcher(_ configuration: EngineConfiguration = testConfiguration()) -> JobDispatcher {
-        makeDispatcher(
+    private func makeTaggedFixture(_ configuration: EngineConfiguration = testConfiguration()) -> DispatcherFixture {
+        makeFixture(
             configuration,
             runners: [JobKind.search, .sort, .fetch].map { ScriptedRunner.tagged($0, gates: gates, log: runLog) })
     }
@@ -31,15 +31,15 @@ final class JobDispatcherTests: XCTestCase {
     // MARK: Start and run
 
     func testJobRunsQueuedRunningSucceededWithIncreasingSeq() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let started = try startJob(dispatcher, .sort, tag: "quick")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let started = try fixture.startJob(.sort, tag: "quick")
         XCTAssertEqual(started.kind, .sort)
         XCTAssertEqual(started.params["tag"], "quick")
         XCTAssertTrue(JobID.isWellFormed(started.id.rawValue))
 
         let final = try XCTUnwrap(recorder.waitForTerminal(started.id))
-        XCTAssertEqual(recorder.states(started.id), [.queued, .running, .succeeded])
+        XCTAssertEqual(recorder.states(of: started.id), [.queued, .running, .succeeded])
         XCTAssertEqual(final.summary, ["tag": "quick"])
         XCTAssertNil(final.error)
         let startedAt = try XCTUnwrap(final.startedAt)
@@ -58,21 +58,22 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testFailingJobEndsFailedWithItsMessage() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .fetch, tag: "fail-now")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.fetch, tag: "fail-now")
         let final = try XCTUnwrap(recorder.waitForTerminal(job.id))
-        XCTAssertEqual(recorder.states(job.id), [.queued, .running, .failed])
+        XCTAssertEqual(recorder.states(of: job.id), [.queued, .running, .failed])
         XCTAssertEqual(final.error, "fail-now broke")
         XCTAssertNil(final.summary)
         XCTAssertEqual(dispatcher.currentStatistics().finished["fetch/failed"], 1)
     }
 
     func testSnapshotListsJobsInCreationOrder() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 1))
-        let first = try startJob(dispatcher, .sort, tag: "wait-1")
-        let second = try startJob(dispatcher, .fetch, tag: "2")
-        let third = try startJob(dispatcher, .search, tag: "3")
+        let fixture = makeTaggedFixture(testConfiguration(workers: 1))
+        let dispatcher = fixture.dispatcher
+        let first = try fixture.startJob(.sort, tag: "wait-1")
+        let second = try fixture.startJob(.fetch, tag: "2")
+        let third = try fixture.startJob(.search, tag: "3")
         let snapshot = dispatcher.snapshot()
         XCTAssertEqual(snapshot.jobs.map(\.id), [first.id, second.id, third.id])
         XCTAssertEqual(snapshot.epoch, dispatcher.epoch)
@@ -84,56 +85,57 @@ final class JobDispatcherTests: XCTestCase {
     // MARK: Cancel
 
     func testCancelQueuedJobNeverRunsIt() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 1))
-        let recorder = EventRecorder(dispatcher)
-        let blocker = try startJob(dispatcher, .sort, tag: "wait-A")
+        let fixture = makeTaggedFixture(testConfiguration(workers: 1))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let blocker = try fixture.startJob(.sort, tag: "wait-A")
         XCTAssertTrue(recorder.waitForState(blocker.id, .running))
-        let queued = try startJob(dispatcher, .fetch, tag: "B")
+        let queued = try fixture.startJob(.fetch, tag: "B")
         XCTAssertEqual(dispatcher.job(queued.id.rawValue)?.state, .queued, "one worker, and it is busy")
 
         let cancelled = try XCTUnwrap(dispatcher.cancel(queued.id.rawValue).value)
         XCTAssertEqual(cancelled.state, .cancelled)
         XCTAssertEqual(cancelled.error, "cancelled by request")
-        XCTAssertEqual(recorder.states(queued.id), [.queued, .cancelled])
+        XCTAssertEqual(recorder.states(of: queued.id), [.queued, .cancelled])
 
         gates.open("wait-A")
         XCTAssertEqual(recorder.waitForTerminal(blocker.id)?.state, .succeeded)
         // The worker is free again: a later job runs, and the cancelled one still has not.
-        let later = try startJob(dispatcher, .fetch, tag: "C")
+        let later = try fixture.startJob(.fetch, tag: "C")
         XCTAssertEqual(recorder.waitForTerminal(later.id)?.state, .succeeded)
         XCTAssertEqual(runLog.all, ["wait-A", "C"])
-        XCTAssertEqual(recorder.states(queued.id), [.queued, .cancelled])
+        XCTAssertEqual(recorder.states(of: queued.id), [.queued, .cancelled])
     }
 
     func testCancelWaitingJob() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "wait-A")
-        let dependent = try startJob(dispatcher, .fetch, tag: "B", after: [first.id])
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "wait-A")
+        let dependent = try fixture.startJob(.fetch, tag: "B", after: [first.id])
         XCTAssertEqual(dispatcher.job(dependent.id.rawValue)?.state, .waiting)
 
         XCTAssertEqual(dispatcher.cancel(dependent.id.rawValue).value?.state, .cancelled)
         gates.open("wait-A")
         XCTAssertEqual(recorder.waitForTerminal(first.id)?.state, .succeeded)
-        XCTAssertEqual(recorder.states(dependent.id), [.queued, .waiting, .cancelled])
+        XCTAssertEqual(recorder.states(of: dependent.id), [.queued, .waiting, .cancelled])
         XCTAssertFalse(runLog.all.contains("B"))
     }
 
     func testCancelRunningJobEndsCancelledWithNoLaterProgress() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(progressEventsPerSecond: 200))
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .search, tag: "spin")
-        XCTAssertTrue(recorder.waitFor { _ in recorder.progress(job.id).count >= 3 }, "a spinning job reports progress")
+        let fixture = makeTaggedFixture(testConfiguration(progressEventsPerSecond: 200))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.search, tag: "spin")
+        XCTAssertTrue(
+            recorder.waitFor("three progress events") { _ in recorder.progress(of: job.id).count >= 3 }, "a spinning job reports progress")
 
         let answer = try XCTUnwrap(dispatcher.cancel(job.id.rawValue).value)
         XCTAssertEqual(answer.state, .running, "a running job ends once it notices the cancel")
         let final = try XCTUnwrap(recorder.waitForTerminal(job.id))
         XCTAssertEqual(final.state, .cancelled)
         XCTAssertEqual(final.error, "cancelled by request")
-        XCTAssertEqual(recorder.states(job.id), [.queued, .running, .cancelled])
+        XCTAssertEqual(recorder.states(of: job.id), [.queued, .running, .cancelled])
 
         // Let the progress timer tick a few more times, then look for strays after the final event.
-        let probe = try startJob(dispatcher, .fetch, tag: "probe")
+        let probe = try fixture.startJob(.fetch, tag: "probe")
         XCTAssertNotNil(recorder.waitForTerminal(probe.id))
         let events = recorder.events
         let terminal = try index(of: .cancelled, job.id, in: events)
@@ -143,22 +145,22 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testRunningJobThatReturnsAfterACancelStillEndsCancelled() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .sort, tag: "ignore")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.sort, tag: "ignore")
         XCTAssertTrue(recorder.waitForState(job.id, .running))
         _ = dispatcher.cancel(job.id.rawValue)
         let final = try XCTUnwrap(recorder.waitForTerminal(job.id))
         XCTAssertEqual(final.state, .cancelled, "a cancelled job never ends succeeded")
         XCTAssertNil(final.summary)
-        XCTAssertFalse(recorder.states(job.id).contains(.succeeded))
+        XCTAssertFalse(recorder.states(of: job.id).contains(.succeeded))
     }
 
     func testCancelUnknownOrFinishedJob() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         XCTAssertEqual(dispatcher.cancel("j-nothere").error?.code, .notFound)
-        let job = try startJob(dispatcher, .fetch, tag: "done")
+        let job = try fixture.startJob(.fetch, tag: "done")
         XCTAssertNotNil(recorder.waitForTerminal(job.id))
         let refusal = try XCTUnwrap(dispatcher.cancel(job.id.rawValue).error)
         XCTAssertEqual(refusal.code, .notCancellable)
@@ -168,11 +170,11 @@ final class JobDispatcherTests: XCTestCase {
     // MARK: Dependencies
 
     func testSuccessChainRunsInOrder() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "wait-A")
-        let second = try startJob(dispatcher, .fetch, tag: "B", after: [first.id])
-        let third = try startJob(dispatcher, .search, tag: "C", after: [second.id])
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "wait-A")
+        let second = try fixture.startJob(.fetch, tag: "B", after: [first.id])
+        let third = try fixture.startJob(.search, tag: "C", after: [second.id])
         XCTAssertEqual(second.after, [first.id])
         XCTAssertEqual(dispatcher.job(second.id.rawValue)?.state, .waiting)
         XCTAssertEqual(dispatcher.job(third.id.rawValue)?.state, .waiting)
@@ -180,23 +182,23 @@ final class JobDispatcherTests: XCTestCase {
         gates.open("wait-A")
         XCTAssertEqual(recorder.waitForTerminal(third.id)?.state, .succeeded)
         XCTAssertEqual(runLog.all, ["wait-A", "B", "C"])
-        XCTAssertEqual(recorder.states(second.id), [.queued, .waiting, .queued, .running, .succeeded])
+        XCTAssertEqual(recorder.states(of: second.id), [.queued, .waiting, .queued, .running, .succeeded])
         let events = recorder.events
         XCTAssertLessThan(try index(of: .succeeded, first.id, in: events), try index(of: .running, second.id, in: events))
         XCTAssertLessThan(try index(of: .succeeded, second.id, in: events), try index(of: .running, third.id, in: events))
     }
 
     func testFailedDependencyCancelsDependentsNamingIt() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "wait-fail-A")
-        let second = try startJob(dispatcher, .fetch, tag: "B", after: [first.id])
-        let third = try startJob(dispatcher, .search, tag: "C", after: [second.id])
+        let fixture = makeTaggedFixture()
+        let recorder = fixture.recorder
+        let first = try fixture.startJob(.sort, tag: "wait-fail-A")
+        let second = try fixture.startJob(.fetch, tag: "B", after: [first.id])
+        let third = try fixture.startJob(.search, tag: "C", after: [second.id])
         gates.open("wait-fail-A")
 
         let secondFinal = try XCTUnwrap(recorder.waitForTerminal(second.id))
         let thirdFinal = try XCTUnwrap(recorder.waitForTerminal(third.id))
-        XCTAssertEqual(recorder.terminal(first.id)?.state, .failed)
+        XCTAssertEqual(recorder.terminal(of: first.id)?.state, .failed)
         XCTAssertEqual(secondFinal.state, .cancelled)
         XCTAssertEqual(secondFinal.error, "dependency \(first.id) ended failed")
         XCTAssertEqual(thirdFinal.state, .cancelled)
@@ -205,32 +207,32 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testCancelledDependencyCancelsDependent() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "wait-A")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "wait-A")
         XCTAssertTrue(recorder.waitForState(first.id, .running))
-        let second = try startJob(dispatcher, .fetch, tag: "B", after: [first.id])
+        let second = try fixture.startJob(.fetch, tag: "B", after: [first.id])
         _ = dispatcher.cancel(first.id.rawValue)
         let final = try XCTUnwrap(recorder.waitForTerminal(second.id))
         XCTAssertEqual(final.state, .cancelled)
         XCTAssertEqual(final.error, "dependency \(first.id) ended cancelled")
-        XCTAssertEqual(recorder.terminal(first.id)?.state, .cancelled)
+        XCTAssertEqual(recorder.terminal(of: first.id)?.state, .cancelled)
         XCTAssertFalse(runLog.all.contains("B"))
     }
 
     func testDependencyThatAlreadyEnded() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let good = try startJob(dispatcher, .sort, tag: "good")
-        let bad = try startJob(dispatcher, .sort, tag: "fail-bad")
+        let fixture = makeTaggedFixture()
+        let recorder = fixture.recorder
+        let good = try fixture.startJob(.sort, tag: "good")
+        let bad = try fixture.startJob(.sort, tag: "fail-bad")
         XCTAssertNotNil(recorder.waitForTerminal(good.id))
         XCTAssertNotNil(recorder.waitForTerminal(bad.id))
 
-        let afterGood = try startJob(dispatcher, .fetch, tag: "after-good", after: [good.id, good.id])
+        let afterGood = try fixture.startJob(.fetch, tag: "after-good", after: [good.id, good.id])
         XCTAssertEqual(afterGood.after, [good.id], "a repeated dependency counts once")
         XCTAssertEqual(recorder.waitForTerminal(afterGood.id)?.state, .succeeded)
 
-        let afterBad = try startJob(dispatcher, .fetch, tag: "after-bad", after: [good.id, bad.id])
+        let afterBad = try fixture.startJob(.fetch, tag: "after-bad", after: [good.id, bad.id])
         XCTAssertEqual(afterBad.state, .cancelled, "refused at once: its dependency already failed")
         XCTAssertEqual(afterBad.error, "dependency \(bad.id) ended failed")
         XCTAssertFalse(runLog.all.contains("after-bad"))
@@ -240,15 +242,15 @@ final class JobDispatcherTests: XCTestCase {
     /// still depends on can be forgotten, and the dependent is then cancelled although every one of its
     /// dependencies succeeded. Fails until `forgetOldJobs` keeps jobs that unfinished jobs name in `after`.
     func testDependencyForgottenAfterSucceedingStillCountsAsSucceeded() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(retainedFinishedJobs: 1))
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "first")
+        let fixture = makeTaggedFixture(testConfiguration(retainedFinishedJobs: 1))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "first")
         XCTAssertEqual(recorder.waitForTerminal(first.id)?.state, .succeeded)
-        let slow = try startJob(dispatcher, .fetch, tag: "wait-slow")
-        let dependent = try startJob(dispatcher, .search, tag: "dependent", after: [first.id, slow.id])
+        let slow = try fixture.startJob(.fetch, tag: "wait-slow")
+        let dependent = try fixture.startJob(.search, tag: "dependent", after: [first.id, slow.id])
         XCTAssertEqual(dispatcher.job(dependent.id.rawValue)?.state, .waiting)
         // Another job finishes: with room for one finished job, the oldest finished one is dropped.
-        let other = try startJob(dispatcher, .sort, tag: "other")
+        let other = try fixture.startJob(.sort, tag: "other")
         XCTAssertEqual(recorder.waitForTerminal(other.id)?.state, .succeeded)
 
         gates.open("wait-slow")
@@ -258,7 +260,8 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testUnknownDependencyIsABadRequest() throws {
-        let dispatcher = makeTaggedDispatcher()
+        let fixture = makeTaggedFixture()
+        let dispatcher = fixture.dispatcher
         let before = dispatcher.snapshot()
         let refusal = try XCTUnwrap(dispatcher.start(StartRequest(kind: "sort", after: ["j-ghost"])).error)
         XCTAssertEqual(refusal.code, .badRequest)
@@ -272,12 +275,12 @@ final class JobDispatcherTests: XCTestCase {
 
     func testKindLimitKeepsASecondJobQueuedWhileOtherKindsRun() throws {
         let limits: [JobKind: EngineConfiguration.KindLimit] = [.sort: .init(maxConcurrent: 1, refuseWhenBusy: false)]
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 4, kindLimits: limits))
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "wait-A")
-        let second = try startJob(dispatcher, .sort, tag: "B")
+        let fixture = makeTaggedFixture(testConfiguration(workers: 4, kindLimits: limits))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "wait-A")
+        let second = try fixture.startJob(.sort, tag: "B")
         XCTAssertEqual(second.state, .queued)
-        let other = try startJob(dispatcher, .fetch, tag: "C")
+        let other = try fixture.startJob(.fetch, tag: "C")
         XCTAssertEqual(recorder.waitForTerminal(other.id)?.state, .succeeded, "workers are free for other kinds")
         XCTAssertEqual(dispatcher.job(second.id.rawValue)?.state, .queued, "still held by the sort limit")
 
@@ -288,9 +291,9 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testWorkerCountBoundsRunningJobs() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 2))
-        let recorder = EventRecorder(dispatcher)
-        let jobs = try (1...3).map { try startJob(dispatcher, .sort, tag: "wait-\($0)") }
+        let fixture = makeTaggedFixture(testConfiguration(workers: 2))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let jobs = try (1...3).map { try fixture.startJob(.sort, tag: "wait-\($0)") }
         XCTAssertEqual(jobs.map(\.state), [.running, .running, .queued])
         XCTAssertEqual(dispatcher.currentStatistics().jobsRunning, 2)
         gates.open("wait-2")
@@ -303,10 +306,10 @@ final class JobDispatcherTests: XCTestCase {
 
     func testBusyKindRefusesASecondJob() throws {
         let limits: [JobKind: EngineConfiguration.KindLimit] = [.search: .init(maxConcurrent: 1, refuseWhenBusy: true)]
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 1, kindLimits: limits))
-        let recorder = EventRecorder(dispatcher)
-        let blocker = try startJob(dispatcher, .sort, tag: "wait-sort")
-        let first = try startJob(dispatcher, .search, tag: "wait-search")
+        let fixture = makeTaggedFixture(testConfiguration(workers: 1, kindLimits: limits))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let blocker = try fixture.startJob(.sort, tag: "wait-sort")
+        let first = try fixture.startJob(.search, tag: "wait-search")
         XCTAssertEqual(first.state, .queued)
 
         let queuedRefusal = try XCTUnwrap(dispatcher.start(StartRequest(kind: "search", params: ["tag": "x"])).error)
@@ -319,35 +322,36 @@ final class JobDispatcherTests: XCTestCase {
         XCTAssertTrue(recorder.waitForState(first.id, .running))
         XCTAssertEqual(dispatcher.start(StartRequest(kind: "search")).error?.code, .busy, "a running search counts")
         XCTAssertEqual(dispatcher.allJobs().count, 2, "refused starts create no job")
-        XCTAssertNotNil(try startJob(dispatcher, .fetch, tag: "other kinds are not busy"))
+        XCTAssertNotNil(try fixture.startJob(.fetch, tag: "other kinds are not busy"))
 
         gates.open("wait-search")
         XCTAssertNotNil(recorder.waitForTerminal(first.id))
-        let next = try startJob(dispatcher, .search, tag: "after")
+        let next = try fixture.startJob(.search, tag: "after")
         XCTAssertEqual(recorder.waitForTerminal(next.id)?.state, .succeeded)
     }
 
     // MARK: Requests
 
     func testStartIsIdempotentByRequestId() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let first = try startJob(dispatcher, .sort, tag: "once", requestId: "r1")
-        let again = try startJob(dispatcher, .sort, tag: "once", requestId: "r1")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let first = try fixture.startJob(.sort, tag: "once", requestId: "r1")
+        let again = try fixture.startJob(.sort, tag: "once", requestId: "r1")
         XCTAssertEqual(again.id, first.id)
         XCTAssertEqual(again.requestId, "r1")
         XCTAssertNotNil(recorder.waitForTerminal(first.id))
-        let late = try startJob(dispatcher, .fetch, tag: "other", requestId: "r1")
+        let late = try fixture.startJob(.fetch, tag: "other", requestId: "r1")
         XCTAssertEqual(late.id, first.id, "the same request id means the same job, even after it ended")
         XCTAssertEqual(late.state, .succeeded)
         XCTAssertEqual(dispatcher.allJobs().count, 1)
         XCTAssertEqual(runLog.all, ["once"])
-        let different = try startJob(dispatcher, .sort, tag: "twice", requestId: "r2")
+        let different = try fixture.startJob(.sort, tag: "twice", requestId: "r2")
         XCTAssertNotEqual(different.id, first.id)
     }
 
     func testRequestIdLength() throws {
-        let dispatcher = makeTaggedDispatcher()
+        let fixture = makeTaggedFixture()
+        let dispatcher = fixture.dispatcher
         XCTAssertEqual(dispatcher.start(StartRequest(kind: "sort", requestId: "")).error?.code, .badRequest)
         XCTAssertEqual(
             dispatcher.start(StartRequest(kind: "sort", requestId: String(repeating: "r", count: 129))).error?.code, .badRequest)
@@ -355,7 +359,7 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testUnknownKind() throws {
-        let dispatcher = makeDispatcher(runners: [ScriptedRunner.tagged(.search, gates: gates, log: runLog)])
+        let dispatcher = makeFixture(runners: [ScriptedRunner.tagged(.search, gates: gates, log: runLog)]).dispatcher
         let refusal = try XCTUnwrap(dispatcher.start(StartRequest(kind: "nope")).error)
         XCTAssertEqual(refusal.code, .unknownKind)
         XCTAssertTrue(refusal.message.contains("known kinds: search"), refusal.message)
@@ -374,7 +378,7 @@ final class JobDispatcherTests: XCTestCase {
                 return normalised
             },
             body: { _ in [:] })
-        let dispatcher = makeDispatcher(runners: [runner])
+        let dispatcher = makeFixture(runners: [runner]).dispatcher
         let refusal = try XCTUnwrap(dispatcher.start(StartRequest(kind: "sort", params: ["count": "many"])).error)
         XCTAssertEqual(refusal, EngineError(.badRequest, "count: must be a number"))
         XCTAssertTrue(dispatcher.allJobs().isEmpty)
@@ -384,15 +388,15 @@ final class JobDispatcherTests: XCTestCase {
 
     func testTickerOnlyWhenEnabled() throws {
         let runners = [JobKind.sort, .ticker].map { ScriptedRunner.tagged($0, gates: gates, log: runLog) }
-        let disabled = makeDispatcher(testConfiguration(enableTicker: false), runners: runners)
+        let disabled = makeFixture(testConfiguration(enableTicker: false), runners: runners).dispatcher
         let refusal = try XCTUnwrap(disabled.start(StartRequest(kind: "ticker")).error)
         XCTAssertEqual(refusal.code, .unknownKind)
         XCTAssertTrue(refusal.message.hasSuffix("known kinds: sort"), "a disabled kind is not advertised: \(refusal.message)")
         XCTAssertNil(disabled.snapshot().limits["kinds"]?["ticker"])
 
-        let enabled = makeDispatcher(testConfiguration(enableTicker: true), runners: runners)
-        let recorder = EventRecorder(enabled)
-        let job = try startJob(enabled, .ticker, tag: "tick")
+        let fixture = makeFixture(testConfiguration(enableTicker: true), runners: runners)
+        let (enabled, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.ticker, tag: "tick")
         XCTAssertEqual(recorder.waitForTerminal(job.id)?.state, .succeeded)
         XCTAssertNotNil(enabled.snapshot().limits["kinds"]?["ticker"])
     }
@@ -404,12 +408,12 @@ final class JobDispatcherTests: XCTestCase {
             return ["events": .int(sent)]
         }
         // One coalesced event a second would allow two or three of these through; the ticker bypasses it.
-        let dispatcher = makeDispatcher(testConfiguration(progressEventsPerSecond: 1, enableTicker: true), runners: [runner])
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeFixture(testConfiguration(progressEventsPerSecond: 1, enableTicker: true), runners: [runner])
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         let job = try XCTUnwrap(dispatcher.start(StartRequest(kind: "ticker")).value)
         let final = try XCTUnwrap(recorder.waitForTerminal(job.id))
         XCTAssertEqual(final.summary?["events"], .int(50))
-        XCTAssertEqual(recorder.progress(job.id).map(\.completed), Array(1...50))
+        XCTAssertEqual(recorder.progress(of: job.id).map(\.completed), Array(1...50))
         XCTAssertEqual(final.progress.completed, 50, "the job record carries the last value")
     }
 
@@ -433,17 +437,18 @@ final class JobDispatcherTests: XCTestCase {
             context.progress.report(completed: 10_000_000, total: 10_000_000, message: "done")
             return [:]
         }
-        let dispatcher = makeDispatcher(testConfiguration(progressEventsPerSecond: rate), runners: [runner])
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeFixture(testConfiguration(progressEventsPerSecond: rate), runners: [runner])
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         let job = try XCTUnwrap(dispatcher.start(StartRequest(kind: "sort")).value)
-        XCTAssertTrue(recorder.waitFor { _ in !recorder.progress(job.id).isEmpty }, "the first value goes out at once")
-        XCTAssertEqual(recorder.progress(job.id).first?.completed, 1)
+        XCTAssertTrue(
+            recorder.waitFor("a progress event") { _ in !recorder.progress(of: job.id).isEmpty }, "the first value goes out at once")
+        XCTAssertEqual(recorder.progress(of: job.id).first?.completed, 1)
         firstSeen.open()
         XCTAssertEqual(recorder.waitForTerminal(job.id)?.state, .succeeded)
 
         let events = recorder.events
         let progressEvents = events.filter { $0.progressJob == job.id }
-        let progress = recorder.progress(job.id)
+        let progress = recorder.progress(of: job.id)
         XCTAssertEqual(progress.first?.completed, 1)
         XCTAssertEqual(progress.first?.message, "counting")
         XCTAssertEqual(progress.last?.completed, 10_000_000, "the final value always goes out")
@@ -469,8 +474,8 @@ final class JobDispatcherTests: XCTestCase {
             context.emitResults([3])
             return ["matches": 3]
         }
-        let dispatcher = makeDispatcher(runners: [runner])
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeFixture(runners: [runner])
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         let job = try XCTUnwrap(dispatcher.start(StartRequest(kind: "search")).value)
         XCTAssertNotNil(recorder.waitForTerminal(job.id))
         let batches: [[JSONValue]] = recorder.events.compactMap {
@@ -493,8 +498,8 @@ final class JobDispatcherTests: XCTestCase {
             context.publishNews(headlines)
             return ["newItems": .int(Int64(headlines.count))]
         }
-        let dispatcher = makeDispatcher(runners: [runner])
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeFixture(runners: [runner], newsSource: NewsSource(probability: 1, seed: 1))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         let job = try XCTUnwrap(dispatcher.start(StartRequest(kind: "fetch")).value)
         XCTAssertNotNil(recorder.waitForTerminal(job.id))
         let expected = NewsSource(probability: 1, seed: 1).fetch()
@@ -511,10 +516,10 @@ final class JobDispatcherTests: XCTestCase {
     // MARK: Resume
 
     func testResumeFromTheLogOrWithASnapshot() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(eventLogSize: 5))
-        let recorder = EventRecorder(dispatcher)
+        let fixture = makeTaggedFixture(testConfiguration(eventLogSize: 5))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
         for number in 1...3 {
-            let job = try startJob(dispatcher, .sort, tag: "job-\(number)")
+            let job = try fixture.startJob(.sort, tag: "job-\(number)")
             XCTAssertNotNil(recorder.waitForTerminal(job.id))
         }
         let events = recorder.events
@@ -544,8 +549,8 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testEpochDiffersBetweenDispatchers() {
-        let one = makeTaggedDispatcher()
-        let two = makeTaggedDispatcher()
+        let one = makeTaggedFixture().dispatcher
+        let two = makeTaggedFixture().dispatcher
         XCTAssertNotEqual(one.epoch, two.epoch)
         guard case .snapshot = two.resume(epoch: one.epoch, since: 0) else { return XCTFail("another epoch needs a snapshot") }
     }
@@ -553,10 +558,10 @@ final class JobDispatcherTests: XCTestCase {
     // MARK: Shutdown
 
     func testShutdownCancelsRunningJobsAfterGrace() throws {
-        let dispatcher = makeTaggedDispatcher(testConfiguration(workers: 1))
-        let recorder = EventRecorder(dispatcher)
-        let spinning = try startJob(dispatcher, .sort, tag: "spin")
-        let queued = try startJob(dispatcher, .fetch, tag: "never")
+        let fixture = makeTaggedFixture(testConfiguration(workers: 1))
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let spinning = try fixture.startJob(.sort, tag: "spin")
+        let queued = try fixture.startJob(.fetch, tag: "never")
         XCTAssertTrue(recorder.waitForState(spinning.id, .running))
 
         dispatcher.shutdown(grace: 0.1)
@@ -572,9 +577,9 @@ final class JobDispatcherTests: XCTestCase {
     }
 
     func testShutdownLetsAJobFinishWithinGrace() throws {
-        let dispatcher = makeTaggedDispatcher()
-        let recorder = EventRecorder(dispatcher)
-        let job = try startJob(dispatcher, .sort, tag: "wait-A")
+        let fixture = makeTaggedFixture()
+        let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)
+        let job = try fixture.startJob(.sort, tag: "wait-A")
         XCTAssertTrue(recorder.waitForState(job.id, .running))
         let done = expectation(description: "shutdown returned")
         Thread.detachNewThread {
@@ -582,7 +587,12 @@ final class JobDispatcherTests: XCTestCase {
             done.fulfill()
         }
         // An unknown kind is refused as `shutting_down` once shutdown began, and creates nothing before.
-        XCTAssertTrue(waitUntil { dispatcher.start(StartRequest(kind: "none")).error?.code == .shuttingDown })
+        var answer: EngineError?
+        XCTAssertTrue(
+            waitUntil("starts are refused as shutting down", seen: { "the last answer: \(String(describing: answer))" }) {
+                answer = dispatcher.start(StartRequest(kind: "none")).error
+                return answer?.code == .shuttingDown
+            })
         XCTAssertEqual(dispatcher.job(job.id.rawValue)?.state, .running, "grace: the running job is left alone")
         gates.open("wait-A")
         wait(for: [done], timeout: 20)

@@ -18,8 +18,10 @@ final class JobRecordTests: XCTestCase {
         let record = JobRecord(id: JobID("j-x"), kind: .sort, params: [:], createdAt: 5)
         let object = try XCTUnwrap(record.json.objectValue)
         XCTAssertEqual(object.keys, ["id", "kind", "state", "params", "progress", "createdAt"])
+        XCTAssertEqual(object["progress"]?.objectValue?.keys, ["completed", "total", "fraction", "message", "rate", "eta"])
         XCTAssertEqual(object["progress"]?["message"], .null)
-        XCTAssertNil(object["progress"]?["rate"], "rate appears once known")
+        XCTAssertEqual(object["progress"]?["rate"], .null, "null until known, as in the progress event")
+        XCTAssertEqual(object["progress"]?["eta"], .null, "null until known, as in the progress event")
         XCTAssertEqual(JobRecord(json: record.json), record)
     }
 

@@ -112,4 +112,18 @@ final class ProgressCoalescerTests: XCTestCase {
         let over = try XCTUnwrap(coalescer.offer(sample(150, of: 100), now: 1))
         XCTAssertEqual(over.eta, 0)
     }
+
+    /// Counts near the ends of Int64 (a counter that wrapped, a runner's odd numbers) must not trap on
+    /// the dispatcher queue: the rate's difference and the ETA's remainder are taken in Double.
+    func testCountsAtTheEndsOfInt64DoNotOverflow() throws {
+        var coalescer = ProgressCoalescer(maxEventsPerSecond: 10)
+        _ = coalescer.offer(JobProgress(completed: .min, total: 1), now: 0)
+        let jump = try XCTUnwrap(coalescer.offer(JobProgress(completed: .max - 1, total: .max), now: 1))
+        XCTAssertEqual(try XCTUnwrap(jump.rate), 0x1p64, accuracy: 0x1p20, "(max - 1) - min units in one second")
+        XCTAssertEqual(try XCTUnwrap(jump.eta), 0, accuracy: 1e-9)
+        _ = coalescer.offer(JobProgress(completed: -10, total: .max), now: 2)  // A new count: the rate starts over.
+        let far = try XCTUnwrap(coalescer.offer(JobProgress(completed: -4, total: .max), now: 3))
+        XCTAssertEqual(try XCTUnwrap(far.rate), 6, accuracy: 1e-9)
+        XCTAssertEqual(try XCTUnwrap(far.eta), 0x1p63 / 6, accuracy: 0x1p20, "max - (-4) units left at 6 a second")
+    }
 }

@@ -13,8 +13,8 @@ final class SearchRunnerTests: XCTestCase {
     /// root: a.txt and sub/b.md (text), bin.dat (a NUL), .hidden/h.txt, .dotfile, link.txt and
     /// linkdir (symlinks to `outside`). Every one of them contains "hello" in some case.
     /// Returns the fixture and the bytes of the two text files.
-    private func makeTree(maxSearchResults: Int = 1000, dataInsideRoot: Bool = false) -> (RunnerFixture, Int) {
-        let fixture = makeRunnerFixture(maxSearchResults: maxSearchResults, dataInsideRoot: dataInsideRoot)
+    private func makeTree(maxSearchResults: Int = 1000, dataInsideRoot: Bool = false) -> (DispatcherFixture, Int) {
+        let fixture = makeFixture(runnerConfiguration(), maxSearchResults: maxSearchResults, dataInsideRoot: dataInsideRoot)
         var textBytes = fixture.write("a.txt", "first line\nsay HeLLo world\n\t  hello again  \r\nnothing\n")
         textBytes += fixture.write("sub/b.md", "x\ny\nhello from b")
         fixture.write("bin.dat", Data("hello\u{0}binary\nhello\n".utf8))
@@ -26,8 +26,8 @@ final class SearchRunnerTests: XCTestCase {
         return (fixture, textBytes)
     }
 
-    private func matches(_ fixture: RunnerFixture, _ job: JobRecord) -> [Match] {
-        fixture.results(of: job.id).map { item in
+    private func matches(_ fixture: DispatcherFixture, _ job: JobRecord) -> [Match] {
+        fixture.recorder.results(of: job.id).map { item in
             Match(file: item["file"]?.stringValue ?? "?", line: item["line"]?.intValue ?? -1, text: item["text"]?.stringValue ?? "?")
         }
     }
@@ -53,7 +53,7 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testNonASCIILettersMatchOnlyExactlyWhenIgnoringCase() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         fixture.write("u.txt", "ÉCOLE\nécole\nEcole\n")
         let job = try fixture.run(.search, ["query": "école"])
         XCTAssertEqual(matches(fixture, job).map(\.description), ["u.txt:2: école"])
@@ -71,7 +71,7 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testDataDirectoryInsideTheRootIsSkipped() throws {
-        let fixture = makeRunnerFixture(dataInsideRoot: true)
+        let fixture = makeFixture(runnerConfiguration(), dataInsideRoot: true)
         fixture.write("herald-data/jobs.jsonl", "needle in the history\n")
         fixture.write("notes.txt", "a needle\n")
         let job = try fixture.run(.search, ["query": "needle"])
@@ -96,7 +96,7 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testParamsAreValidatedAndDefaulted() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         let refused: [(JSONObject, String)] = [
             ([:], "query"), (["query": ""], "query"), (["query": 42], "query"),
             (["query": .string(String(repeating: "é", count: 513))], "query"), (["query": "a\nb"], "query"),
@@ -114,12 +114,12 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testCapLimitsStreamedItemsButCountsEveryMatch() throws {
-        let fixture = makeRunnerFixture(maxSearchResults: 5)
+        let fixture = makeFixture(runnerConfiguration(), maxSearchResults: 5)
         for file in 0..<20 {
             fixture.write("f\(file).txt", (0..<10).map { "needle \($0)\n" }.joined())
         }
         let job = try fixture.run(.search, ["query": "needle"])
-        XCTAssertEqual(fixture.results(of: job.id).count, 5)
+        XCTAssertEqual(fixture.recorder.results(of: job.id).count, 5)
         XCTAssertEqual(job.summary?["matches"], 200)
         XCTAssertEqual(job.summary?["capped"], true)
         XCTAssertEqual(try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 100).get().total, 5)
@@ -128,7 +128,7 @@ final class SearchRunnerTests: XCTestCase {
     func testProgressTotalIsTheBytesOfTheTextFiles() throws {
         let (fixture, textBytes) = makeTree()
         let job = try fixture.run(.search, ["query": "hello"])
-        let progress = fixture.progress(of: job.id)
+        let progress = fixture.recorder.progress(of: job.id)
         XCTAssertEqual(progress.first?.message, "scanning")
         XCTAssertEqual(progress.last?.total, Int64(textBytes))
         XCTAssertEqual(progress.last?.completed, Int64(textBytes))
@@ -136,7 +136,7 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testManyFilesOnSeveralThreadsAreAllFound() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         var expected: Set<String> = []
         for file in 0..<200 {
             let line = file % 7 + 1
@@ -149,7 +149,7 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testLinesAcrossChunkBoundariesAndOverlongLines() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         // 1 MiB chunks: put matches around the first boundary, then one 3 MiB line ending in the query.
         let filler = String(repeating: "z", count: 99) + "\n"  // 100 bytes a line
         var text = String(repeating: filler, count: 10_485)  // 1_048_500 bytes, 10485 lines
@@ -167,20 +167,23 @@ final class SearchRunnerTests: XCTestCase {
     }
 
     func testCancelStopsARunningSearchAndNothingFollowsTheEnd() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         // Every byte is a candidate for the case-insensitive query, so the scan is slow on purpose.
         let line = String(repeating: "e", count: 127) + "\n"
         let chunk = Data(String(repeating: line, count: 8192).utf8)  // 1 MiB
         for file in 0..<48 { fixture.write("big/f\(file).txt", chunk) }
         let job = try fixture.start(.search, ["query": "eq"]).get()
-        XCTAssertTrue(pollUntil(timeout: 20) { fixture.progress(of: job.id).contains { $0.total > 0 } }, "no progress")
+        let reported = fixture.recorder.waitFor("the search reports its total", timeout: 20) { _ in
+            fixture.recorder.progress(of: job.id).contains { $0.total > 0 }
+        }
+        XCTAssertTrue(reported, "no progress")
         let asked = Date()
         _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
-        let end = try XCTUnwrap(fixture.waitForEnd(job.id))
+        let end = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
         XCTAssertEqual(end.state, .cancelled)
         XCTAssertLessThan(Date().timeIntervalSince(asked), 2, "the cancel took too long")
         _ = fixture.dispatcher.snapshot()  // A round trip on the dispatcher queue: anything queued has run.
-        XCTAssertEqual(fixture.eventsAfterEnd(of: job.id).count, 0)
-        XCTAssertLessThan(fixture.progress(of: job.id).last?.completed ?? .max, 48 << 20)
+        XCTAssertEqual(fixture.recorder.eventsAfterEnd(of: job.id).count, 0)
+        XCTAssertLessThan(fixture.recorder.progress(of: job.id).last?.completed ?? .max, 48 << 20)
     }
 }

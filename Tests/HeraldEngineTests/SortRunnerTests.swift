@@ -5,7 +5,7 @@ import Synchronization
 import XCTest
 
 final class SortRunnerTests: XCTestCase {
-    private func dataFile(_ fixture: RunnerFixture, _ count: Int) -> URL {
+    private func dataFile(_ fixture: DispatcherFixture, _ count: Int) -> URL {
         fixture.data.appendingPathComponent("numbers-\(count).bin")
     }
 
@@ -19,7 +19,7 @@ final class SortRunnerTests: XCTestCase {
     }
 
     func testDataIsCreatedOnceThenReused() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         let first = try fixture.run(.sort, ["count": 1000])
         XCTAssertEqual(first.state, .succeeded, first.error ?? "")
         XCTAssertEqual(first.summary?["created"], true)
@@ -40,7 +40,7 @@ final class SortRunnerTests: XCTestCase {
     }
 
     func testCorruptedAndTruncatedFilesAreRegenerated() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         _ = try fixture.run(.sort, ["count": 500])
         let url = dataFile(fixture, 500)
         let damages: [(String, (inout Data) -> Void)] = [
@@ -65,7 +65,7 @@ final class SortRunnerTests: XCTestCase {
     }
 
     func testPagesAreAscendingContiguousAndMatchTheData() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         let job = try fixture.run(.sort, ["count": 2500])
         var values: [Int64] = []
         for offset in stride(from: 0, to: 2500, by: 1000) {
@@ -87,9 +87,9 @@ final class SortRunnerTests: XCTestCase {
     }
 
     func testProgressIsOneMonotonicBarAcrossPhases() throws {
-        let fixture = makeRunnerFixture()
+        let fixture = makeFixture(runnerConfiguration())
         let job = try fixture.run(.sort, ["count": 300_000])
-        let progress = fixture.progress(of: job.id)
+        let progress = fixture.recorder.progress(of: job.id)
         XCTAssertEqual(progress.last?.completed, 1_200_000)
         XCTAssertTrue(progress.allSatisfy { $0.total == 1_200_000 })
         XCTAssertEqual(progress.map(\.completed), progress.map(\.completed).sorted())
@@ -113,7 +113,7 @@ final class SortRunnerTests: XCTestCase {
     func testACancelledWriteLeavesNoFileBehind() throws {
         for (phase, name) in [("writing", "numbers-1000.bin"), ("saving", "sorted-1000.bin")] {
             let stop = PhaseStop(phase)
-            let fixture = makeRunnerFixture(runners: [SortRunner(phaseHook: stop.hook)])
+            let fixture = makeFixture(runnerConfiguration(), runners: [SortRunner(phaseHook: stop.hook)])
             let job = try fixture.start(.sort, ["count": 1000]).get()
             XCTAssertEqual(stop.reached.wait(timeout: .now() + 20), .success, phase)
             let temporary = { FileManager.default.subpaths(atPath: fixture.data.path)?.filter { $0.contains(".tmp-") } ?? [] }
@@ -121,7 +121,7 @@ final class SortRunnerTests: XCTestCase {
             XCTAssertEqual(fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).failureCode, .notFound, phase)
             _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
             stop.release.signal()
-            XCTAssertEqual(fixture.waitForEnd(job.id)?.state, .cancelled, phase)
+            XCTAssertEqual(fixture.recorder.waitForTerminal(job.id)?.state, .cancelled, phase)
             XCTAssertEqual(temporary(), [], phase)
             XCTAssertFalse(FileManager.default.fileExists(atPath: fixture.data.appendingPathComponent(name).path), phase)
             let refused = fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10)
@@ -130,17 +130,32 @@ final class SortRunnerTests: XCTestCase {
     }
 
     func testCountIsValidated() {
-        let fixture = makeRunnerFixture(maxSortCount: 5000)
+        let fixture = makeFixture(runnerConfiguration(), maxSortCount: 5000)
         for count: JSONValue in [0, -5, 5001, "ten", 1.5, true, [1]] {
             let error = fixture.refusal(.sort, ["count": count])
             XCTAssertEqual(error?.code, .badRequest, "\(count)")
             XCTAssertTrue(error?.message.hasPrefix("count: ") == true, "\(count): \(String(describing: error))")
         }
         XCTAssertEqual(fixture.refusal(.sort, ["count": 10, "seed": 1])?.code, .badRequest)
-        let standard = makeRunnerFixture()
+        let standard = makeFixture(runnerConfiguration())
         let accepted = try? standard.start(.sort, [:]).get()
         XCTAssertEqual(accepted?.params, ["count": 10_000])
         XCTAssertEqual((try? standard.start(.sort, ["count": 5000.0]).get())?.params, ["count": 5000])
+    }
+
+    /// A phase's share of the bar is span × done / whole. For a count of two billion the product
+    /// passes Int64 (the sort phase: 2e9 × 1e10), so it is worked out without overflowing, and a
+    /// `done` past `whole` stays inside the phase.
+    func testPhaseBarWithCountsWhoseProductPassesInt64() throws {
+        let context = makeStandaloneContext(.sort, searchRoot: FileManager.default.temporaryDirectory)
+        let count = 2_000_000_000
+        var bar = PhaseBar(context, unit: count, slices: 4, hook: nil)
+        bar.begin("sorting", start: 2)
+        try bar.advance(RadixSort.passes * count - 1, of: RadixSort.passes * count)
+        XCTAssertEqual(bar.completed, 3 * Int64(count) - 1)
+        XCTAssertEqual(context.progress.sample(), JobProgress(completed: 3 * Int64(count) - 1, total: 4 * Int64(count), message: "sorting"))
+        try bar.advance(RadixSort.passes * count + 7, of: RadixSort.passes * count)
+        XCTAssertEqual(bar.completed, 3 * Int64(count))
     }
 }
 

@@ -18,6 +18,26 @@ final class WireEncoderTests: XCTestCase {
         XCTAssertEqual(value["eta"], .null)
     }
 
+    /// The job object's `progress` and the `progress` event come from one encoding: the event is
+    /// `type`, `seq`, `ts`, `job`, then exactly the job's progress fields, in the same order.
+    func testProgressEventCarriesTheJobObjectsProgressFields() throws {
+        let values = [
+            JobProgress(),
+            JobProgress(completed: 25, total: 100, message: "scanning", rate: 12.5, eta: 6),
+            JobProgress(completed: 3, total: 0, message: nil, rate: 0, eta: nil),
+            JobProgress(completed: 7, total: 9, message: "sorting", rate: nil, eta: 1.5),
+        ]
+        for progress in values {
+            let event = try XCTUnwrap(decode(WireEncoder.encode(event: .progress(job: JobID("j-1"), progress), seq: 7, ts: 99)).objectValue)
+            let record = JobRecord(id: JobID("j-1"), kind: .search, params: [:], progress: progress, createdAt: 1)
+            let job = try decode(WireEncoder.encode(event: .job(record), seq: 8, ts: 99))
+            let fields = try XCTUnwrap(job["job"]?["progress"]?.objectValue)
+            XCTAssertEqual(fields.keys, ["completed", "total", "fraction", "message", "rate", "eta"], "\(progress)")
+            XCTAssertEqual(event.keys, ["type", "seq", "ts", "job"] + fields.keys, "\(progress)")
+            for (key, value) in fields.entries { XCTAssertEqual(event[key], value, "\(key) of \(progress)") }
+        }
+    }
+
     func testJobResultsAndNewsEvents() throws {
         let record = JobRecord(id: JobID("j-2"), kind: .fetch, params: [:], createdAt: 1)
         let job = try decode(WireEncoder.encode(event: .job(record), seq: 1, ts: 2))

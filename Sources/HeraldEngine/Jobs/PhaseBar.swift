@@ -30,11 +30,19 @@ struct PhaseBar {
 
     /// `done` of `of` of the current phase's work is finished; then throws `JobCancelled` if asked to stop.
     mutating func advance(_ done: Int, of whole: Int) throws(JobCancelled) {
-        let value = start + span * Int64(done) / Int64(max(1, whole))
+        let value = start + Self.share(of: span, done, of: whole)
         if value > completed {
             completed = value
             context.progress.report(completed: value, total: total)
         }
         try context.checkCancelled()
+    }
+
+    /// `span × done / whole`, rounded down, with `done` held to 0...whole. The product is taken at
+    /// double width: for a count above about 1.3 billion it would not fit an Int64.
+    static func share(of span: Int64, _ done: Int, of whole: Int) -> Int64 {
+        let whole = Int64(max(1, whole))
+        let done = min(max(0, Int64(done)), whole)
+        return whole.dividingFullWidth(span.multipliedFullWidth(by: done)).quotient
     }
 }

@@ -5,9 +5,10 @@ import Synchronization
 /// The shared state of one search while its threads scan: which file is next, the counters, the
 /// progress total and the batch of matches not yet streamed.
 ///
-/// Threads: `scanStripe` runs on several threads at once (`DispatchQueue.concurrentPerform`), each
-/// pulling files from the atomic `next` index; counters are atomics, the batch and the total sit
-/// behind mutexes. `flush` and the `summary` run on the job's worker thread after the stripes end.
+/// Threads: `scanStripe` runs on one thread per stripe (`DispatchQueue.concurrentPerform`, or the
+/// job's worker thread itself when there is one stripe), each pulling files from the atomic `next`
+/// index; counters are atomics, the batch and the total sit behind mutexes. `flush` and the
+/// `summary` run on the job's worker thread after the stripes end.
 final class SearchScan: Sendable {
     /// Bytes read per chunk; also how much work happens between two cancel checks.
     static let chunkSize = 1 << 20
@@ -48,7 +49,7 @@ final class SearchScan: Sendable {
     }
 
     /// One thread's share: files from the shared index until none are left or the job is cancelled.
-    /// Thread: a concurrentPerform thread.
+    /// Thread: a stripe's thread.
     func scanStripe() {
         let buffer = ScanBuffer(capacity: Self.chunkSize)
         while !context.isCancelled {
@@ -59,7 +60,7 @@ final class SearchScan: Sendable {
     }
 
     /// Reads one file chunk by chunk, each chunk cut at its last newline so lines stay whole (the
-    /// buffer grows for a line longer than a chunk). Thread: a concurrentPerform thread.
+    /// buffer grows for a line longer than a chunk). Thread: a stripe's thread.
     private func scan(_ file: SearchFile, _ buffer: ScanBuffer) {
         // O_NOFOLLOW: a file swapped for a symlink since the listing is not followed either.
         let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
@@ -98,7 +99,7 @@ final class SearchScan: Sendable {
         if read != file.size { adjustTotal(read - file.size) }
     }
 
-    /// Counts one matching line and queues it for streaming. Thread: a concurrentPerform thread.
+    /// Counts one matching line and queues it for streaming. Thread: a stripe's thread.
     private func record(_ file: SearchFile, line: Int, text: UnsafeRawBufferPointer) {
         // Counted always; kept only up to the cap, so the text is made only for kept matches.
         guard matches.wrappingAdd(1, ordering: .relaxed).newValue <= cap else { return }
@@ -111,10 +112,14 @@ final class SearchScan: Sendable {
     }
 
     /// Streams the batch if it is older than the batch interval. Thread: any.
+    ///
+    /// The clock is read under the lock: a reading taken before it can be older than a batch another
+    /// stripe started meanwhile. The comparison adds rather than subtracts, so it cannot underflow.
     func flushIfDue() {
-        let now = DispatchTime.now().uptimeNanoseconds
         let ready: [JSONValue]? = batch.withLock { batch in
-            !batch.items.isEmpty && now - batch.since >= Self.batchNanoseconds ? Self.take(&batch) : nil
+            guard !batch.items.isEmpty else { return nil }
+            let now = DispatchTime.now().uptimeNanoseconds
+            return now >= batch.since + Self.batchNanoseconds ? Self.take(&batch) : nil
         }
         if let ready { context.emitResults(ready) }
     }
@@ -130,7 +135,7 @@ final class SearchScan: Sendable {
     }
 
     /// Keeps the bar's total equal to the bytes that will really be scanned. Under the mutex, so two
-    /// threads' corrections cannot be stored in the wrong order. Thread: a concurrentPerform thread.
+    /// threads' corrections cannot be stored in the wrong order. Thread: a stripe's thread.
     private func adjustTotal(_ delta: Int64) {
         total.withLock { total in
             total += delta

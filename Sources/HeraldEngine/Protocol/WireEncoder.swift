@@ -9,12 +9,7 @@ public enum WireEncoder {
             object = ["type": "job", "seq": .int(seq), "ts": .int(ts), "job": record.json]
         case .progress(let job, let progress):
             object = ["type": "progress", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue)]
-            object["completed"] = .int(progress.completed)
-            object["total"] = .int(progress.total)
-            object["fraction"] = .double(progress.fraction)
-            object["message"] = progress.message.map(JSONValue.string) ?? .null
-            object["rate"] = progress.rate.map(JSONValue.double) ?? .null
-            object["eta"] = progress.eta.map(JSONValue.double) ?? .null
+            progress.write(into: &object)
         case .results(let job, let items):
             object = ["type": "results", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "items": .array(items)]
         case .news(let revision, let items):

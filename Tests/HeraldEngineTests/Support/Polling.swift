@@ -1,9 +1,24 @@
 import Foundation
+import XCTest
 
-/// Polls `condition` until it holds or `timeout` seconds pass; true when it held.
-/// For conditions that no callback announces (a file appearing, a state reached elsewhere).
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass; true when it held.
+/// On timeout the test fails, naming `what` and describing what was last seen (`seen`), so a slow
+/// or stuck test says more than "timed out". For conditions that no event announces (a state of the
+/// dispatcher, a file); for events, see `EventRecorder.waitFor`.
 @discardableResult
-func waitUntil(timeout: Double = 10, _ condition: () -> Bool) -> Bool {
+func waitUntil(
+    _ what: String, timeout: Double = 20, seen: () -> String, file: StaticString = #filePath, line: UInt = #line,
+    _ condition: () -> Bool
+) -> Bool {
+    if poll(timeout: timeout, condition) { return true }
+    XCTFail("\(what): not within \(timeout) s; seen: \(seen())", file: file, line: line)
+    return false
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` seconds pass; true when it held.
+/// Reports nothing: for pacing, where running out of time is no failure by itself (the caller
+/// checks what it got and reports that).
+func poll(timeout: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if condition() { return true }

@@ -69,22 +69,6 @@ extension Result {
     var error: Failure? { if case .failure(let error) = self { return error } else { return nil } }
 }
 
-/// Engine settings for tests: limits only where a test asks for them.
-func testConfiguration(
-    workers: Int = 4, kindLimits: [JobKind: EngineConfiguration.KindLimit] = [:], progressEventsPerSecond: Double = 20,
-    eventLogSize: Int = 10_000, enableTicker: Bool = false, retainedFinishedJobs: Int = 500
-) -> EngineConfiguration {
-    EngineConfiguration(
-        workers: workers, kindLimits: kindLimits, progressEventsPerSecond: progressEventsPerSecond,
-        eventLogSize: eventLogSize, newsInterval: nil, enableTicker: enableTicker, retainedFinishedJobs: retainedFinishedJobs)
-}
-
-func testEnvironment(_ directory: TemporaryDirectory) -> JobEnvironment {
-    JobEnvironment(
-        searchRoot: directory.url, dataDirectory: directory.url.appendingPathComponent("data"),
-        newsSource: NewsSource(probability: 1, seed: 1))
-}
-
 /// One `Gate` per tag, made on first use, so a test can open the gate of the job it names.
 final class GateBook: Sendable {
     private let gates = Locked<[String: Gate]>([:])
