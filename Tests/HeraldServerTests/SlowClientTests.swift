@@ -29,6 +29,7 @@ final class SlowClientTests: XCTestCase {
         XCTAssertGreaterThan(resyncs, 0, "the stalled reader's backlog was replaced by a snapshot")
 
         // When the stalled reader reads again, it reaches a resync snapshot: its backlog was replaced.
+        stalled.setReceiveBuffer(1 << 20)
         XCTAssertTrue(stalled.readBytes(until: #""reason":"resync""#, timeout: 60), "a resync snapshot reached the stalled client")
     }
 

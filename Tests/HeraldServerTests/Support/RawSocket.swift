@@ -26,6 +26,14 @@ final class RawSocket {
 
     deinit { close(descriptor) }
 
+    /// Grows the receive buffer: a reader that stalled with a tiny one reads again at full speed.
+    /// (Below one segment, Linux advertises no window update when the reader drains it, and the
+    /// sender falls back to zero-window probes that back off for up to two minutes.)
+    func setReceiveBuffer(_ bytes: Int32) {
+        var size = bytes
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
     func send(_ text: String) { send(Array(text.utf8)) }
 
     func send(_ bytes: [UInt8]) {
@@ -63,11 +71,25 @@ final class RawSocket {
             let count = recv(descriptor, &buffer, buffer.count, 0)
             if count <= 0 { return false }
             window = Array(window.suffix(needle.count - 1)) + buffer[0..<count]
-            if window.count >= needle.count, (0...(window.count - needle.count)).contains(where: { window[$0..<($0 + needle.count)].elementsEqual(needle) }) {
-                return true
-            }
+            if Self.contains(window, needle) { return true }
         }
         return false
+    }
+
+    /// Whether `needle` occurs in `haystack`: a plain loop over raw buffers (fast in debug builds too).
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { pin in
+                let first = pin[0]
+                var index = 0
+                while index <= hay.count - pin.count {
+                    if hay[index] == first, memcmp(hay.baseAddress! + index, pin.baseAddress!, pin.count) == 0 { return true }
+                    index += 1
+                }
+                return false
+            }
+        }
     }
 
     /// Reads until `marker` appears or `timeout` passes.
