@@ -4,6 +4,8 @@ import HeraldEngine
 /// Human-readable numbers for the terminal.
 enum Format {
     static func bytes(_ value: Double) -> String {
+        // Only a misbehaving server sends a negative or infinite count; it must not crash the CLI.
+        guard value.isFinite, value >= 0 else { return "—" }
         let units = ["B", "KB", "MB", "GB", "TB"]
         var scaled = value
         var index = 0
@@ -15,7 +17,8 @@ enum Format {
     }
 
     static func duration(_ seconds: Double) -> String {
-        guard seconds.isFinite, seconds >= 0 else { return "—" }
+        // Beyond about 30 years an ETA says nothing (and Int(seconds) could overflow).
+        guard seconds.isFinite, seconds >= 0, seconds < 1e9 else { return "—" }
         if seconds < 60 { return String(format: "%.1fs", seconds) }
         if seconds < 3600 { return String(format: "%dm%02ds", Int(seconds) / 60, Int(seconds) % 60) }
         return String(format: "%dh%02dm", Int(seconds) / 3600, (Int(seconds) % 3600) / 60)

@@ -50,7 +50,7 @@ enum StartCommand {
         var exitCode: Int32 = 2
         var sent = false
         let isTerminal = isatty(STDERR_FILENO) == 1
-        var lastLine = Date.distantPast
+        var lastLine: ContinuousClock.Instant?  // monotonic: a clock step cannot stop the redraws
         let finished = session.run(reconnect: wait, status: { status in
             if status != "live" { FileHandle.standardError.write(Data("herald start: \(status)\n".utf8)) }
         }) { value, change in
@@ -74,9 +74,9 @@ enum StartCommand {
             }
             guard let id = jobID, let job = session.mirror.jobs[id] else { return .keepGoing }
             let line = Format.jobLine(job, width: 120)
-            if isTerminal, Date().timeIntervalSince(lastLine) > 0.1 || job["state"]?.stringValue.map(isFinal) == true {
+            if isTerminal, (lastLine.map { $0.duration(to: .now) > .milliseconds(100) } ?? true) || job["state"]?.stringValue.map(isFinal) == true {
                 FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
-                lastLine = Date()
+                lastLine = ContinuousClock.now
             }
             guard let state = job["state"]?.stringValue, isFinal(state) else { return .keepGoing }
             if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) } else { FileHandle.standardError.write(Data("\(line)\n".utf8)) }

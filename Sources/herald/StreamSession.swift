@@ -63,8 +63,8 @@ final class StreamSession {
             if interrupted.isSet { break }
             let wait = delay * Double.random(in: 0.8...1.2)
             status(String(format: "reconnecting in %.1f s", wait))
-            let deadline = Date(timeIntervalSinceNow: wait)
-            while Date() < deadline, !interrupted.isSet { tick(); usleep(100_000) }
+            let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
+            while ContinuousClock.now < deadline, !interrupted.isSet { tick(); usleep(100_000) }
             delay = min(delay * 2, 8)
         }
         return false

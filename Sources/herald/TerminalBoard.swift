@@ -8,7 +8,7 @@ final class TerminalBoard {
     private var drawnLines = 0
     private var status = "connecting"
     private var dirty = true
-    private var lastDraw = Date.distantPast
+    private var lastDraw: ContinuousClock.Instant?  // monotonic: a clock step cannot stop the redraws
 
     init(session: StreamSession) { self.session = session }
 
@@ -32,9 +32,9 @@ final class TerminalBoard {
     }
 
     private func draw(force: Bool = false) {
-        guard dirty || force, force || Date().timeIntervalSince(lastDraw) >= 0.1 else { return }
+        guard dirty || force, force || (lastDraw.map { $0.duration(to: .now) >= .milliseconds(100) } ?? true) else { return }
         dirty = false
-        lastDraw = Date()
+        lastDraw = ContinuousClock.now
         let mirror = session.mirror
         let width = Self.terminalWidth()
         var lines = ["herald watch  \(session.url)  \(status)  seq \(mirror.seq)"]
