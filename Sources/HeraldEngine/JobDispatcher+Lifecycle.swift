@@ -16,7 +16,8 @@ extension JobDispatcher {
             let runner = runners[kind]
         else {
             let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
-            return .failure(EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
+            return .failure(
+                EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
         }
         let params: JSONObject
         do { params = try runner.validate(request.params, environment: environment) } catch { return .failure(error) }
@@ -32,7 +33,8 @@ extension JobDispatcher {
         if limit.refuseWhenBusy {
             let active = order.lazy.compactMap { self.jobs[$0] }.filter { $0.kind == kind && !$0.state.isTerminal }
             if active.count >= limit.maxConcurrent, let first = active.first {
-                return .failure(EngineError(.busy, "a \(kind.rawValue) is already \(first.state.rawValue) (\(first.id)); wait for it or cancel it"))
+                return .failure(
+                    EngineError(.busy, "a \(kind.rawValue) is already \(first.state.rawValue) (\(first.id)); wait for it or cancel it"))
             }
         }
 
@@ -107,7 +109,9 @@ extension JobDispatcher {
         while changed {
             changed = false
             for id in order {
-                guard let record = jobs[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else { continue }
+                guard let record = jobs[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else {
+                    continue
+                }
                 let dependencies = record.after.map { ($0, jobs[$0]?.state) }
                 if let (failed, state) = dependencies.first(where: { $0.1 != nil && $0.1!.isTerminal && $0.1 != .succeeded }) {
                     finishWithoutRunning(id, state: .cancelled, reason: "dependency \(failed) ended \(state!.rawValue)")

@@ -15,7 +15,9 @@ public struct JobID: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Ids arrive from clients: accept only what `random()` could have made, and a little more.
     public static func isWellFormed(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.count <= 64
-            && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x2D || $0 == 0x5F }
+            && text.utf8.allSatisfy {
+                ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x41 && $0 <= 0x5A) || $0 == 0x2D || $0 == 0x5F
+            }
     }
 
     public var description: String { rawValue }

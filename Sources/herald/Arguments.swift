@@ -50,7 +50,8 @@ struct Arguments {
     func integer(_ name: String, in range: ClosedRange<Int>) throws(UsageError) -> Int? {
         guard let text = last(name) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw UsageError(description: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
+            throw UsageError(
+                description: "--\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"")
         }
         return value
     }

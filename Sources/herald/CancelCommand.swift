@@ -13,7 +13,9 @@ enum CancelCommand {
                 return 0
             }
             guard let id = arguments.positionals.first else { throw Arguments.UsageError(description: "cancel needs a job ID") }
-            guard arguments.positionals.count <= 2 else { throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[2])") }
+            guard arguments.positionals.count <= 2 else {
+                throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[2])")
+            }
             job = id
             session = StreamSession(
                 url: try StreamSession.url(from: Array(arguments.positionals.dropFirst())),
@@ -25,9 +27,12 @@ enum CancelCommand {
         let requestId = "cli-\(UUID().uuidString)"
         var code: Int32 = 2
         var sent = false
-        _ = session.run(reconnect: false, status: { status in
-            if status != "live" { FileHandle.standardError.write(Data("herald cancel: \(status)\n".utf8)) }
-        }) { value, _ in
+        _ = session.run(
+            reconnect: false,
+            status: { status in
+                if status != "live" { FileHandle.standardError.write(Data("herald cancel: \(status)\n".utf8)) }
+            }
+        ) { value, _ in
             if !sent {
                 sent = true
                 session.client?.send(JSONWriter.string(["type": "cancel", "job": .string(job), "requestId": .string(requestId)]))
@@ -37,7 +42,8 @@ enum CancelCommand {
                 Output.line("cancel requested for \(job)")
                 code = 0
             } else {
-                FileHandle.standardError.write(Data("herald cancel: \(value["code"]?.stringValue ?? "error"): \(value["message"]?.stringValue ?? "")\n".utf8))
+                FileHandle.standardError.write(
+                    Data("herald cancel: \(value["code"]?.stringValue ?? "error"): \(value["message"]?.stringValue ?? "")\n".utf8))
             }
             return .stop
         }

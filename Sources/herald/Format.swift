@@ -54,11 +54,14 @@ enum Format {
         let progress = job["progress"]?.objectValue ?? [:]
         let fraction = progress["fraction"]?.doubleValue ?? 0
         let id = job["id"]?.stringValue ?? ""
-        var line = "\(id)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0)) \(params(job).padding(toLength: 22, withPad: " ", startingAt: 0)) "
+        var line =
+            "\(id)  \(kind.padding(toLength: 6, withPad: " ", startingAt: 0)) \(params(job).padding(toLength: 22, withPad: " ", startingAt: 0)) "
         switch state {
         case "succeeded":
             line += "✓ succeeded"
-            if let summary = job["summary"]?.objectValue { line += "  " + summary.entries.map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ") }
+            if let summary = job["summary"]?.objectValue {
+                line += "  " + summary.entries.map { "\($0.key)=\(JSONWriter.string($0.value))" }.joined(separator: " ")
+            }
         case "failed", "cancelled", "interrupted":
             line += "✗ \(state)"
             if let error = job["error"]?.stringValue { line += ": \(error)" }

@@ -97,7 +97,9 @@ extension ServeCommand {
                 executable.appendingPathComponent("../../../Public").path,
                 executable.appendingPathComponent("../share/herald/Public").path,
             ]
-            return candidates.lazy.compactMap { folder($0) }.first { manager.fileExists(atPath: $0.appendingPathComponent("index.html").path) }
+            return candidates.lazy.compactMap { folder($0) }.first {
+                manager.fileExists(atPath: $0.appendingPathComponent("index.html").path)
+            }
         }
     }
 }

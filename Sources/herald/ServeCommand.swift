@@ -55,7 +55,9 @@ enum ServeCommand {
         // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
         let scheme = options.server.tlsCertificatePath == nil ? "http" : "https"
         Output.line("\(scheme)://\(shownHost):\(port)/")
-        logger.info("herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)")
+        logger.info(
+            "herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)"
+        )
 
         signal(SIGPIPE, SIG_IGN)
         signal(SIGINT, SIG_IGN)

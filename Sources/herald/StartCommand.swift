@@ -13,8 +13,12 @@ enum StartCommand {
                 print(Help.start)
                 return 0
             }
-            guard let kind = arguments.positionals.first else { throw Arguments.UsageError(description: "start needs a KIND (search, sort or fetch)") }
-            guard arguments.positionals.count <= 2 else { throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[2])") }
+            guard let kind = arguments.positionals.first else {
+                throw Arguments.UsageError(description: "start needs a KIND (search, sort or fetch)")
+            }
+            guard arguments.positionals.count <= 2 else {
+                throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[2])")
+            }
             var params = JSONObject()
             for pair in arguments.all("param") {
                 guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
@@ -51,16 +55,20 @@ enum StartCommand {
         var sent = false
         let isTerminal = isatty(STDERR_FILENO) == 1
         var lastLine: ContinuousClock.Instant?  // monotonic: a clock step cannot stop the redraws
-        let finished = session.run(reconnect: wait, status: { status in
-            if status != "live" { FileHandle.standardError.write(Data("herald start: \(status)\n".utf8)) }
-        }) { value, change in
+        let finished = session.run(
+            reconnect: wait,
+            status: { status in
+                if status != "live" { FileHandle.standardError.write(Data("herald start: \(status)\n".utf8)) }
+            }
+        ) { value, change in
             if change == .snapshot || !sent, !sent, jobID == nil {
                 // The stream is live: send the command once (it is idempotent by requestId anyway).
                 sent = true
                 session.client?.send(command(request))
             }
             if value["type"]?.stringValue == "error", value["requestId"]?.stringValue == request.requestId {
-                FileHandle.standardError.write(Data("herald start: \(value["code"]?.stringValue ?? "error"): \(value["message"]?.stringValue ?? "")\n".utf8))
+                FileHandle.standardError.write(
+                    Data("herald start: \(value["code"]?.stringValue ?? "error"): \(value["message"]?.stringValue ?? "")\n".utf8))
                 exitCode = 2
                 return .stop
             }
@@ -74,12 +82,18 @@ enum StartCommand {
             }
             guard let id = jobID, let job = session.mirror.jobs[id] else { return .keepGoing }
             let line = Format.jobLine(job, width: 120)
-            if isTerminal, (lastLine.map { $0.duration(to: .now) > .milliseconds(100) } ?? true) || job["state"]?.stringValue.map(isFinal) == true {
+            if isTerminal,
+                (lastLine.map { $0.duration(to: .now) > .milliseconds(100) } ?? true) || job["state"]?.stringValue.map(isFinal) == true
+            {
                 FileHandle.standardError.write(Data("\r\u{1B}[2K\(line)".utf8))
                 lastLine = ContinuousClock.now
             }
             guard let state = job["state"]?.stringValue, isFinal(state) else { return .keepGoing }
-            if isTerminal { FileHandle.standardError.write(Data("\n".utf8)) } else { FileHandle.standardError.write(Data("\(line)\n".utf8)) }
+            if isTerminal {
+                FileHandle.standardError.write(Data("\n".utf8))
+            } else {
+                FileHandle.standardError.write(Data("\(line)\n".utf8))
+            }
             exitCode = state == "succeeded" ? 0 : (state == "failed" ? 1 : 3)
             return .stop
         }

@@ -18,7 +18,9 @@ final class TerminalBoard {
             write("\u{1B}[?25h\n")
         }
         _ = session.run(
-            status: { [self] in status = $0; dirty = true },
+            status: { [self] in
+                status = $0; dirty = true
+            },
             tick: { [self] in draw() },
             handle: { [self] _, change in
                 if change != .none { dirty = true }

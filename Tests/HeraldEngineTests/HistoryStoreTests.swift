@@ -110,7 +110,8 @@ final class HistoryStoreTests: XCTestCase {
             id: JobID("j-running"), kind: .sort, params: ["count": 5], state: .running,
             progress: JobProgress(completed: 2, total: 5), createdAt: 1000, startedAt: 1001)
         let queued = JobRecord(id: JobID("j-queued"), kind: .fetch, params: [:], createdAt: 1002)
-        let waiting = JobRecord(id: JobID("j-waiting"), kind: .search, params: [:], after: [JobID("j-running")], state: .waiting, createdAt: 1003)
+        let waiting = JobRecord(
+            id: JobID("j-waiting"), kind: .search, params: [:], after: [JobID("j-running")], state: .waiting, createdAt: 1003)
         let done = JobRecord(
             id: JobID("j-done"), kind: .sort, params: [:], state: .succeeded, createdAt: 900, startedAt: 901, finishedAt: 950,
             summary: ["count": 1])
@@ -139,7 +140,8 @@ final class HistoryStoreTests: XCTestCase {
         let running = JobRecord(id: JobID("j-crashed"), kind: .sort, params: [:], state: .running, createdAt: 1, startedAt: 2)
         try writeLines([line(running)], to: directory)
         let dispatcher = makeFixture(
-            runners: runners(), folder: directory, history: HistoryStore(directory: dataDirectory(directory))).dispatcher
+            runners: runners(), folder: directory, history: HistoryStore(directory: dataDirectory(directory))
+        ).dispatcher
         XCTAssertEqual(dispatcher.job("j-crashed")?.state, .interrupted)
         XCTAssertEqual(dispatcher.cancel("j-crashed").error?.code, .notCancellable)
         let dependent = try XCTUnwrap(dispatcher.start(StartRequest(kind: "sort", after: ["j-crashed"])).value)

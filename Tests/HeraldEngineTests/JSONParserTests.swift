@@ -151,7 +151,10 @@ final class JSONParserTests: XCTestCase {
     }
 
     func testOtherMalformedDocuments() {
-        for text in ["", "   ", "[1,]", "[,1]", "{\"a\"}", "{\"a\":}", "{a:1}", "{'a':1}", "{\"a\":1,}", "[1 2]", "tru", "nul", "True", "[", "{", "{\"a\":1"] {
+        for text in [
+            "", "   ", "[1,]", "[,1]", "{\"a\"}", "{\"a\":}", "{a:1}", "{'a':1}", "{\"a\":1,}", "[1 2]", "tru", "nul", "True", "[", "{",
+            "{\"a\":1",
+        ] {
             XCTAssertThrowsError(try parse(text), "\(text.debugDescription) was accepted")
         }
     }

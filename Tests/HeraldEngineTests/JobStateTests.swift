@@ -61,6 +61,7 @@ final class JobStateTests: XCTestCase {
     }
 
     func testRawValuesAreTheWireNames() {
-        XCTAssertEqual(JobState.allCases.map(\.rawValue), ["queued", "waiting", "running", "succeeded", "failed", "cancelled", "interrupted"])
+        XCTAssertEqual(
+            JobState.allCases.map(\.rawValue), ["queued", "waiting", "running", "succeeded", "failed", "cancelled", "interrupted"])
     }
 }

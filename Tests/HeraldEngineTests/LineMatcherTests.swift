@@ -33,7 +33,9 @@ final class LineMatcherTests: XCTestCase {
         var generator = SeededGenerator(seed: 7)
         for length in [0, 1, 7, 8, 9, 63, 64, 65, 1000] {
             let bytes = (0..<length).map { _ in [0x0A, 0x0B, 0x09, 0x8A, 0x00, 0xFF, 0x61][Int(generator.next() % 7)] as UInt8 }
-            let counted = bytes.withUnsafeBufferPointer { LineMatcher.countNewlines($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, length) }
+            let counted = bytes.withUnsafeBufferPointer {
+                LineMatcher.countNewlines($0.baseAddress ?? UnsafePointer(bitPattern: 1)!, length)
+            }
             XCTAssertEqual(counted, bytes.filter { $0 == 0x0A }.count, "length \(length)")
         }
     }

@@ -36,11 +36,13 @@ final class SearchRunnerTests: XCTestCase {
         let (fixture, textBytes) = makeTree()
         let job = try fixture.run(.search, ["query": "hello"])
         XCTAssertEqual(job.state, .succeeded, job.error ?? "")
-        XCTAssertEqual(Set(matches(fixture, job)), [
-            Match(file: "a.txt", line: 2, text: "say HeLLo world"),
-            Match(file: "a.txt", line: 3, text: "hello again"),
-            Match(file: "sub/b.md", line: 3, text: "hello from b"),
-        ])
+        XCTAssertEqual(
+            Set(matches(fixture, job)),
+            [
+                Match(file: "a.txt", line: 2, text: "say HeLLo world"),
+                Match(file: "a.txt", line: 3, text: "hello again"),
+                Match(file: "sub/b.md", line: 3, text: "hello from b"),
+            ])
         XCTAssertEqual(job.summary, ["matches": 3, "files": 2, "bytes": .int(Int64(textBytes)), "capped": false])
     }
 

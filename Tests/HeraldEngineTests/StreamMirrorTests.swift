@@ -5,7 +5,9 @@ import XCTest
 final class StreamMirrorTests: XCTestCase {
     func testSnapshotThenEventsThenGap() throws {
         var mirror = StreamMirror()
-        let snapshot = try JSONParser.parse(#"{"type":"snapshot","epoch":"e1","seq":4,"jobs":[{"id":"j-a","kind":"sort","state":"running","params":{}}],"news":{"revision":2,"items":[]}}"#)
+        let snapshot = try JSONParser.parse(
+            #"{"type":"snapshot","epoch":"e1","seq":4,"jobs":[{"id":"j-a","kind":"sort","state":"running","params":{}}],"news":{"revision":2,"items":[]}}"#
+        )
         XCTAssertEqual(mirror.apply(snapshot), .snapshot)
         XCTAssertEqual(mirror.seq, 4)
         XCTAssertEqual(mirror.newsRevision, 2)

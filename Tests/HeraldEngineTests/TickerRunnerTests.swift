@@ -36,8 +36,10 @@ final class TickerRunnerTests: XCTestCase {
     func testParamsAreValidated() throws {
         let fixture = makeFixture(runnerConfiguration(), runners: [TickerRunner()])
         XCTAssertEqual(try fixture.start(.ticker, ["duration": 0.01]).get().params, ["rate": 20.0, "duration": 0.01])
-        for (params, field) in [(["rate": -1], "rate"), (["rate": "fast"], "rate"), (["duration": 0], "duration"),
-                                (["duration": 3601], "duration")] as [(JSONObject, String)] {
+        for (params, field) in [
+            (["rate": -1], "rate"), (["rate": "fast"], "rate"), (["duration": 0], "duration"),
+            (["duration": 3601], "duration"),
+        ] as [(JSONObject, String)] {
             XCTAssertEqual(fixture.refusal(.ticker, params)?.message.hasPrefix("\(field): "), true, "\(params)")
         }
     }
@@ -62,7 +64,8 @@ final class TickerRunnerTests: XCTestCase {
         XCTAssertTrue(fixture.recorder.waitFor("the ticker asked 50 times") { _ in gate.withLock { $0.asked } >= 50 })
         XCTAssertTrue(fixture.recorder.progress(of: job.id).isEmpty, "nothing is emitted while delivery is behind")
         gate.withLock { $0.open = true }
-        XCTAssertTrue(fixture.recorder.waitFor("the ticker emits once delivery catches up") { _ in !fixture.recorder.progress(of: job.id).isEmpty })
+        XCTAssertTrue(
+            fixture.recorder.waitFor("the ticker emits once delivery catches up") { _ in !fixture.recorder.progress(of: job.id).isEmpty })
         _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
         XCTAssertEqual(fixture.recorder.waitForTerminal(job.id, timeout: 5)?.state, .cancelled)
     }

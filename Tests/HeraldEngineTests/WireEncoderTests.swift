@@ -76,7 +76,8 @@ final class WireEncoderTests: XCTestCase {
         let error = try decode(WireEncoder.error(EngineError(.busy, "a search is running"), requestId: "r1"))
         XCTAssertEqual(error, ["type": "error", "requestId": "r1", "code": "busy", "message": "a search is running"])
         let record = JobRecord(id: JobID("j-4"), kind: .sort, params: [:], createdAt: 1)
-        XCTAssertEqual(try decode(WireEncoder.accepted(requestId: nil, job: record)), ["type": "accepted", "job": "j-4", "state": "queued"])
+        XCTAssertEqual(
+            try decode(WireEncoder.accepted(requestId: nil, job: record)), ["type": "accepted", "job": "j-4", "state": "queued"])
         let page = try decode(WireEncoder.page(ResultPage(offset: 10, total: 12, values: [1, 2]), job: JobID("j-4"), requestId: "p"))
         XCTAssertEqual(page, ["type": "page", "requestId": "p", "job": "j-4", "offset": 10, "total": 12, "values": [1, 2]])
         XCTAssertEqual(try decode(WireEncoder.pong), ["type": "pong"])

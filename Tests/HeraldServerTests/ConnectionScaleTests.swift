@@ -12,7 +12,7 @@ final class ConnectionScaleTests: XCTestCase {
         defer { context.shutdown() }
         let count = 1_000
         let clients = try (0..<count).map { _ in try WebSocketClient(url: server.url, context: context) }
-        clients.forEach { $0.connectInBackground() }
+        for client in clients { client.connectInBackground() }
         for (index, client) in clients.enumerated() {
             XCTAssertEqual(client.next(timeout: 30), .open, "client \(index) opened")
             guard case .message(let text)? = client.next(timeout: 30) else { return XCTFail("client \(index) got no snapshot") }

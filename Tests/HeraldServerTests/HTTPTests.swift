@@ -35,7 +35,8 @@ final class HTTPTests: XCTestCase {
     func testRestStartsAndReadsJobs() throws {
         let server = try serverWithFiles()
         defer { server.stop() }
-        let started = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x"}}"#)
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x"}}"#)
         XCTAssertEqual(started.status, 202, started.body)
         let job = try JSONParser.parse(started.body)
         let id = try XCTUnwrap(job["id"]?.stringValue)

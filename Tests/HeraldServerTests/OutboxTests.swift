@@ -28,7 +28,8 @@ final class OutboxTests: XCTestCase {
         _ = outbox.appendAndRelieve(progress(4, job: "a"), now: 0)
         XCTAssertEqual(outbox.appendAndRelieve(progress(5, job: "a"), now: 0), .fine)
         let kinds = outbox.frames.map(\.kind)
-        XCTAssertEqual(kinds, [.event(seq: 1, progressJob: nil), .event(seq: 3, progressJob: JobID("b")), .event(seq: 5, progressJob: JobID("a"))])
+        XCTAssertEqual(
+            kinds, [.event(seq: 1, progressJob: nil), .event(seq: 3, progressJob: JobID("b")), .event(seq: 5, progressJob: JobID("a"))])
         XCTAssertEqual(outbox.collapsed, 2)
     }
 

@@ -22,10 +22,13 @@ final class ProtocolErrorTests: XCTestCase {
         XCTAssertEqual(errorCode(for: #"{"type":"start","kind":"teleport","requestId":"c"}"#, on: client, id: "c"), "unknown_kind")
         XCTAssertEqual(errorCode(for: #"{"type":"cancel","job":"j-nosuchjob","requestId":"d"}"#, on: client, id: "d"), "not_found")
         XCTAssertEqual(errorCode(for: #"{"type":"page","job":"j-nosuchjob","requestId":"e"}"#, on: client, id: "e"), "not_found")
-        XCTAssertEqual(errorCode(for: #"{"type":"start","kind":"search","params":{"query":""},"requestId":"f"}"#, on: client, id: "f"), "bad_request")
+        XCTAssertEqual(
+            errorCode(for: #"{"type":"start","kind":"search","params":{"query":""},"requestId":"f"}"#, on: client, id: "f"), "bad_request")
         let nested = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         client.client.send(#"{"type":"ping","requestId":"g","x":"# + nested + "}")
-        XCTAssertEqual(client.waitFor("nesting refused") { $0.type == "error" && ($0["message"]?.stringValue ?? "").contains("nesting") }?["code"]?.stringValue, "bad_json")
+        XCTAssertEqual(
+            client.waitFor("nesting refused") { $0.type == "error" && ($0["message"]?.stringValue ?? "").contains("nesting") }?["code"]?
+                .stringValue, "bad_json")
         client.send(["type": "ping"])
         XCTAssertNotNil(client.waitFor("pong after all those errors") { $0.type == "pong" })
         let named = client.received.first { $0["requestId"]?.stringValue == "a" }?["message"]?.stringValue ?? ""

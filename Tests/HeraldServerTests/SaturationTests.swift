@@ -50,7 +50,9 @@ final class SaturationTests: XCTestCase {
             }
         }
         let before = readers.bytesRead
-        XCTAssertTrue(readers.waitForMore(timeout: 10), "the stream still flows after the checks (\(before) bytes before; slowest answer \(slowest) s)")
+        XCTAssertTrue(
+            readers.waitForMore(timeout: 10),
+            "the stream still flows after the checks (\(before) bytes before; slowest answer \(slowest) s)")
     }
 
     /// Whether this process runs under ThreadSanitizer (its runtime exports `__tsan_init`; nil is RTLD_DEFAULT).

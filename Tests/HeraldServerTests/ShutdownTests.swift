@@ -22,7 +22,9 @@ final class ShutdownTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: folder) }
         let process = Process()
         process.executableURL = Self.binary
-        process.arguments = ["serve", "--port", "0", "--data-dir", folder.appendingPathComponent("data").path, "--search-root", folder.path, "--grace", "1"]
+        process.arguments = [
+            "serve", "--port", "0", "--data-dir", folder.appendingPathComponent("data").path, "--search-root", folder.path, "--grace", "1",
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -25,7 +25,8 @@ final class SlowClientTests: XCTestCase {
         XCTAssertEqual(seqs, Array(1...Int64(seqs.count)), "the fast client got every event, with no gap")
         XCTAssertEqual(fast.events.filter { $0.type == "results" }.count, 20_000)
         let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
-        let resyncs = metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+        let resyncs =
+            metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
         XCTAssertGreaterThan(resyncs, 0, "the stalled reader's backlog was replaced by a snapshot")
 
         // When the stalled reader reads again, it reaches a resync snapshot: its backlog was replaced.
@@ -43,7 +44,8 @@ final class SlowClientTests: XCTestCase {
         }
         defer { server.stop() }
         let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        let started = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
         let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
         let deadline = Date(timeIntervalSinceNow: 60)
         var closes = ""

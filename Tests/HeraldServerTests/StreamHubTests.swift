@@ -94,7 +94,10 @@ final class StreamHubTests: XCTestCase {
     }
 
     private func event(_ seq: Int64, job: String = "j-1", size: Int = 0) -> Delivery {
-        .event(SequencedEvent(seq: seq, ts: 0, event: .progress(job: JobID(job), JobProgress(completed: seq, total: 100, message: String(repeating: "x", count: size)))))
+        .event(
+            SequencedEvent(
+                seq: seq, ts: 0,
+                event: .progress(job: JobID(job), JobProgress(completed: seq, total: 100, message: String(repeating: "x", count: size)))))
     }
 
     private func asks(_ actions: [HubAction]) -> [(EngineRequest, HubTicket)] {
@@ -145,7 +148,8 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(requests.map(\.0), [.resume(epoch: "e1", since: 3)])
         let missed = [4, 5].map { SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: [])) }
         harness.deliver([event(4), .answer(.resume(1, since: 3), .resume(.events(missed))), event(6)])
-        XCTAssertEqual(harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6], "the missed events, then the live ones, no repeat")
+        XCTAssertEqual(
+            harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6], "the missed events, then the live ones, no repeat")
     }
 
     // MARK: - Slow clients
@@ -250,7 +254,9 @@ final class StreamHubTests: XCTestCase {
         harness.send(1, #"{"type":"auth","token":"s3cret"}"#)
         harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
         XCTAssertEqual(asks(harness.take()).map(\.0), [.cancel("j-1")])
-        XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["unauthorized", "unauthorized", "accepted"])
+        XCTAssertEqual(
+            harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue },
+            ["unauthorized", "unauthorized", "accepted"])
         harness.connectLive(2, authorization: "Bearer s3cret")
         harness.send(2, #"{"type":"cancel","job":"j-2"}"#)
         XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2"), "a bearer token at the handshake authorises")
@@ -263,7 +269,9 @@ final class StreamHubTests: XCTestCase {
         }
         harness.connectLive(1)
         for _ in 0..<5 { harness.send(1, #"{"type":"ping"}"#) }
-        XCTAssertEqual(harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue }, ["pong", "pong", "pong", "rate_limited", "rate_limited"])
+        XCTAssertEqual(
+            harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue },
+            ["pong", "pong", "pong", "rate_limited", "rate_limited"])
         harness.now += 1
         harness.send(1, #"{"type":"ping"}"#)
         XCTAssertEqual(harness.written(1).messages.first?["type"]?.stringValue, "pong", "a token back after a second")
@@ -323,7 +331,8 @@ final class StreamHubTests: XCTestCase {
         var harness = Harness { $0.controlToken = "t" }
         let body = Array(#"{"kind":"sort"}"#.utf8)
         harness.hub.httpRequest(1, HTTPRequest(method: "POST", path: "/api/jobs", body: body), into: &harness.actions)
-        harness.hub.httpRequest(2, HTTPRequest(method: "POST", path: "/api/jobs", body: body, authorization: "Bearer t"), into: &harness.actions)
+        harness.hub.httpRequest(
+            2, HTTPRequest(method: "POST", path: "/api/jobs", body: body, authorization: "Bearer t"), into: &harness.actions)
         let actions = harness.take()
         guard case .respond(1, let refused)? = actions.first else { return XCTFail("no refusal") }
         XCTAssertEqual(refused.status, 401)

@@ -77,7 +77,8 @@ final class WebSocketStreamTests: XCTestCase {
         runner.step()
         client.waitFor("succeeded") { $0["job"]?["state"]?.stringValue == "succeeded" }
         client.send(["type": "start", "kind": "search", "params": ["query": "c"], "requestId": "three"])
-        XCTAssertNotNil(client.waitFor("accepted after the first ended") { $0.type == "accepted" && $0["requestId"]?.stringValue == "three" })
+        XCTAssertNotNil(
+            client.waitFor("accepted after the first ended") { $0.type == "accepted" && $0["requestId"]?.stringValue == "three" })
     }
 
     func testCancelMidJobEndsCancelledWithNoProgressAfter() throws {
@@ -100,7 +101,8 @@ final class WebSocketStreamTests: XCTestCase {
             XCTAssertFalse(events[(index + 1)...].contains { $0["job"]?.stringValue == id }, "no progress or results after cancelled")
         }
         client.send(["type": "cancel", "job": .string(id), "requestId": "again"])
-        XCTAssertEqual(client.waitFor("second cancel refused") { $0["requestId"]?.stringValue == "again" }?["code"]?.stringValue, "not_cancellable")
+        XCTAssertEqual(
+            client.waitFor("second cancel refused") { $0["requestId"]?.stringValue == "again" }?["code"]?.stringValue, "not_cancellable")
     }
 
     func testPageReturnsStreamedResults() throws {

@@ -56,7 +56,9 @@ struct LineMatcher: Sendable {
                 line += Self.countNewlines(base + lineStart, candidate - lineStart)
                 var start = candidate
                 while start > lineStart, base[start - 1] != 0x0A { start -= 1 }
-                let end = memchr(base + candidate, 0x0A, count - candidate).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base } ?? count
+                let end =
+                    memchr(base + candidate, 0x0A, count - candidate).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
+                    ?? count
                 onMatch(UnsafeRawBufferPointer(start: base + start, count: end - start), line)
                 // One report per line: go on after its end.
                 line += end < count ? 1 : 0

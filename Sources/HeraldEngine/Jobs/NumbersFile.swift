@@ -3,7 +3,7 @@ import Foundation
 // The payload is written and read as raw memory; every platform Herald builds on is little-endian,
 // so refusing to build elsewhere is simpler than carrying byte-swapping code nobody runs.
 #if _endian(big)
-#error("NumbersFile assumes a little-endian host")
+    #error("NumbersFile assumes a little-endian host")
 #endif
 
 /// The on-disk format of the sort data (`numbers-<count>.bin`, `sorted-<count>.bin`):

@@ -10,7 +10,9 @@ struct SearchPath {
     let folder: String
 
     /// `folder` relative to `root`: "" for the root itself.
-    var relativeFolder: String { folder.utf8.count == root.utf8.count ? "" : String(decoding: folder.utf8.dropFirst(Self.prefixLength(root)), as: UTF8.self) }
+    var relativeFolder: String {
+        folder.utf8.count == root.utf8.count ? "" : String(decoding: folder.utf8.dropFirst(Self.prefixLength(root)), as: UTF8.self)
+    }
 
     /// Resolves the `path` param. Refuses, naming the field, anything that leaves the root, by `..`
     /// or through a symlink, and the data directory (the search never reads its own data).

@@ -30,7 +30,9 @@ public struct SearchRunner: JobRunner {
         guard !query.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) else {
             throw .badRequest(field: "query", "must be a single line")
         }
-        var normalised: JSONObject = ["query": .string(query), "caseSensitive": .bool(try JobParams.bool(params, "caseSensitive", default: false))]
+        var normalised: JSONObject = [
+            "query": .string(query), "caseSensitive": .bool(try JobParams.bool(params, "caseSensitive", default: false)),
+        ]
         var relative: String?
         if let raw = params["path"], raw != .null {
             guard let text = raw.stringValue else { throw .badRequest(field: "path", "must be a string") }

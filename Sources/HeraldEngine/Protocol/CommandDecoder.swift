@@ -85,7 +85,8 @@ public enum CommandDecoder {
             }
             return .auth(token: token, requestId: requestId)
         default:
-            throw EngineError(.unknownType, "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth")
+            throw EngineError(
+                .unknownType, "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth")
         }
     }
 
@@ -96,7 +97,9 @@ public enum CommandDecoder {
         return job
     }
 
-    private static func integer(_ object: JSONObject, _ field: String, default value: Int64, in range: ClosedRange<Int64>) throws(EngineError) -> Int64 {
+    private static func integer(_ object: JSONObject, _ field: String, default value: Int64, in range: ClosedRange<Int64>)
+        throws(EngineError) -> Int64
+    {
         guard let raw = object[field], raw != .null else { return value }
         guard let number = raw.intValue, range.contains(number) else {
             throw .badRequest(field: field, "must be an integer from \(range.lowerBound) to \(range.upperBound)")

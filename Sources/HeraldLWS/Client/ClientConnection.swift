@@ -41,7 +41,9 @@ final class ClientConnection: @unchecked Sendable {
     }
 
     /// Adds our headers (Authorization) to the handshake. Thread: the service thread.
-    func appendHeaders(wsi: OpaquePointer, cursor: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, end: UnsafeMutablePointer<UInt8>?) -> Int32 {
+    func appendHeaders(wsi: OpaquePointer, cursor: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, end: UnsafeMutablePointer<UInt8>?)
+        -> Int32
+    {
         guard let end else { return 0 }
         return LWSResult.callbackStatus {
             for (name, value) in extraHeaders {

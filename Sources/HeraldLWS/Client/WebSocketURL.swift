@@ -14,7 +14,13 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
 
     public init?(_ text: String) {
         var rest = Substring(text)
-        if rest.hasPrefix("ws://") { rest = rest.dropFirst(5) } else if rest.hasPrefix("http://") { rest = rest.dropFirst(7) } else { return nil }
+        if rest.hasPrefix("ws://") {
+            rest = rest.dropFirst(5)
+        } else if rest.hasPrefix("http://") {
+            rest = rest.dropFirst(7)
+        } else {
+            return nil
+        }
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<slash]
         let path = rest[slash...]

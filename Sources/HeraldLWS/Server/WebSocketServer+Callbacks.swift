@@ -72,10 +72,12 @@ extension WebSocketServer {
     func drainInbox(now: Double) {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
-        hub.deliver(drained, now: now, isChoked: { [sockets] id in
-            // lws_send_pipe_choked costs a poll(): the hub asks only for connections over their cap.
-            sockets[id].map { lws_send_pipe_choked($0) != 0 } ?? false
-        }, into: &actions)
+        hub.deliver(
+            drained, now: now,
+            isChoked: { [sockets] id in
+                // lws_send_pipe_choked costs a poll(): the hub asks only for connections over their cap.
+                sockets[id].map { lws_send_pipe_choked($0) != 0 } ?? false
+            }, into: &actions)
     }
 
     /// Writes what the hub gives for one writable callback: whole frames in one raw write.

@@ -78,7 +78,8 @@ extension WebSocketServer {
                 var cursor: UnsafeMutablePointer<UInt8>? = start
                 var result = lws_add_http_common_headers(
                     wsi, UInt32(response.status), response.contentType, lws_filepos_t(response.body.count), &cursor, end)
-                for (name, value) in HTTPResponse.securityHeaders + response.headers + (exchange.closeAfterResponse ? [("connection:", "close")] : [])
+                for (name, value) in HTTPResponse.securityHeaders + response.headers
+                    + (exchange.closeAfterResponse ? [("connection:", "close")] : [])
                 where result == 0 {
                     result = lws_add_http_header_by_name(wsi, name, value, Int32(value.utf8.count), &cursor, end)
                 }

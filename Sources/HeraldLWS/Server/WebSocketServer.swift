@@ -149,7 +149,8 @@ public final class WebSocketServer: @unchecked Sendable {
         var info = resources.creationInfo(owner: Unmanaged.passUnretained(self).toOpaque())
         guard let context = lws_create_context(&info) else {
             lifecycle.withLock {
-                $0 = .failed("cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an address of this machine)")
+                $0 = .failed(
+                    "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an address of this machine)")
             }
             resources.release()
             started.signal()

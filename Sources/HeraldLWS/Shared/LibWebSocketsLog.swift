@@ -12,10 +12,12 @@ enum LibWebSocketsLog {
     /// For processes with no server (the CLI, tests): errors only, and no start-up banner.
     static func quietIfUnrouted() {
         guard target.withLock({ $0 == nil }) else { return }
-        lws_set_log_level(Int32(LLL_ERR), { _, line in
-            guard let line else { return }
-            FileHandle.standardError.write(Data("lws: \(String(cString: line))".utf8))
-        })
+        lws_set_log_level(
+            Int32(LLL_ERR),
+            { _, line in
+                guard let line else { return }
+                FileHandle.standardError.write(Data("lws: \(String(cString: line))".utf8))
+            })
     }
 
     static func route(to logger: Logger) {
@@ -23,11 +25,13 @@ enum LibWebSocketsLog {
         var levels = Int32(LLL_ERR | LLL_WARN)
         if logger.level >= .debug { levels |= Int32(LLL_NOTICE | LLL_INFO) }
         // Set before any context exists: it is process-wide, and it silences lws's start-up banner.
-        lws_set_log_level(levels, { level, line in
-            guard let line else { return }
-            let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
-            let mapped: LogLevel = level & Int32(LLL_ERR) != 0 ? .error : (level & Int32(LLL_WARN) != 0 ? .warning : .debug)
-            LibWebSocketsLog.target.withLock { $0 }?.log(mapped, "lws: \(text)")
-        })
+        lws_set_log_level(
+            levels,
+            { level, line in
+                guard let line else { return }
+                let text = String(cString: line).trimmingCharacters(in: .whitespacesAndNewlines)
+                let mapped: LogLevel = level & Int32(LLL_ERR) != 0 ? .error : (level & Int32(LLL_WARN) != 0 ? .warning : .debug)
+                LibWebSocketsLog.target.withLock { $0 }?.log(mapped, "lws: \(text)")
+            })
     }
 }

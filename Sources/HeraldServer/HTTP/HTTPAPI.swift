@@ -118,7 +118,8 @@ struct HTTPAPI {
         case (.results(let job), .page(let result)):
             return result.map { page in
                 .json([
-                    "job": .string(job), "offset": .int(Int64(page.offset)), "total": .int(Int64(page.total)), "values": .array(page.values),
+                    "job": .string(job), "offset": .int(Int64(page.offset)), "total": .int(Int64(page.total)),
+                    "values": .array(page.values),
                 ])
             }.orError
         default:

@@ -31,7 +31,10 @@ public struct HTTPResponse: Sendable {
 
     /// Sent with every response: the dashboard runs under this policy, so no inline script or style.
     public static let securityHeaders: [(String, String)] = [
-        ("content-security-policy:", "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"),
+        (
+            "content-security-policy:",
+            "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+        ),
         ("x-content-type-options:", "nosniff"),
         ("referrer-policy:", "no-referrer"),
         ("x-frame-options:", "DENY"),

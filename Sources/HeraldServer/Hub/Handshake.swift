@@ -8,7 +8,10 @@ public struct Handshake: Sendable {
     public var authorization: String?
     public var peer: String
 
-    public init(path: String, origin: String? = nil, host: String = "", query: [String: String] = [:], authorization: String? = nil, peer: String = "?") {
+    public init(
+        path: String, origin: String? = nil, host: String = "", query: [String: String] = [:], authorization: String? = nil,
+        peer: String = "?"
+    ) {
         self.path = path
         self.origin = origin
         self.host = host

@@ -66,7 +66,9 @@ extension StreamHub {
             metrics.slowClientCloses += 1
             connection.outbox.discardEvents()
             connection.stream = .none
-            connection.pendingClose = (4008, "too slow: resynced \(configuration.resyncLimit) times in \(Int(configuration.resyncWindowSeconds)) s")
+            connection.pendingClose = (
+                4008, "too slow: resynced \(configuration.resyncLimit) times in \(Int(configuration.resyncWindowSeconds)) s"
+            )
         }
     }
 
@@ -117,7 +119,9 @@ extension StreamHub {
             switch result {
             case .success(let job):
                 outcome = "ok"
-                if let connection = connections[id] { reply(connection, WireEncoder.accepted(requestId: requestId, job: job), into: &actions) }
+                if let connection = connections[id] {
+                    reply(connection, WireEncoder.accepted(requestId: requestId, job: job), into: &actions)
+                }
             case .failure(let error):
                 outcome = error.code.rawValue
                 if let connection = connections[id] { reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions) }
@@ -127,14 +131,18 @@ extension StreamHub {
             switch result {
             case .success(let page):
                 metrics.countCommand("page", outcome: "ok")
-                if let connection = connections[id] { reply(connection, WireEncoder.page(page, job: JobID(job), requestId: requestId), into: &actions) }
+                if let connection = connections[id] {
+                    reply(connection, WireEncoder.page(page, job: JobID(job), requestId: requestId), into: &actions)
+                }
             case .failure(let error):
                 metrics.countCommand("page", outcome: error.code.rawValue)
                 if let connection = connections[id] { reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions) }
             }
         case (.http(let id, let query), _):
             guard pendingHTTP.remove(id) != nil else { return }
-            respond(id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: metrics, uptimeSeconds: uptime, epoch: epoch)), into: &actions)
+            respond(
+                id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: metrics, uptimeSeconds: uptime, epoch: epoch)),
+                into: &actions)
         default:
             logger.error("the engine answered \(ticket) with an unexpected reply; dropped")
         }

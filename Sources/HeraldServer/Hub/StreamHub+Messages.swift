@@ -32,7 +32,9 @@ extension StreamHub {
             return
         }
         if connection.inboundIsBinary {
-            reply(connection, WireEncoder.error(EngineError(.badRequest, "commands are JSON text frames, not binary"), requestId: nil), into: &actions)
+            reply(
+                connection, WireEncoder.error(EngineError(.badRequest, "commands are JSON text frames, not binary"), requestId: nil),
+                into: &actions)
             return
         }
         handleMessage(message, from: connection, now: now, into: &actions)

@@ -84,10 +84,13 @@ public struct StreamHub {
 
     /// The handshake completed: the connection gets a snapshot (or its resume) before any event.
     public mutating func opened(_ id: ConnectionID, now: Double, into actions: inout [HubAction]) {
-        let handshake = handshakes.removeValue(forKey: id) ?? PendingHandshake(resume: nil, authorized: !authorizer.isRequired, peer: "?", echo: false)
+        let handshake =
+            handshakes.removeValue(forKey: id) ?? PendingHandshake(resume: nil, authorized: !authorizer.isRequired, peer: "?", echo: false)
         let connection = HubConnection(
             id: id, peer: handshake.peer,
-            outbox: Outbox(capBytes: configuration.outboxCapBytes, resyncLimit: configuration.resyncLimit, resyncWindow: configuration.resyncWindowSeconds),
+            outbox: Outbox(
+                capBytes: configuration.outboxCapBytes, resyncLimit: configuration.resyncLimit,
+                resyncWindow: configuration.resyncWindowSeconds),
             commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
             isAuthorized: handshake.authorized, isEcho: handshake.echo)
         connections[id] = connection
@@ -115,7 +118,8 @@ public struct StreamHub {
         guard let connection = connections.removeValue(forKey: id) else { return }
         guard !connection.isEcho else { return }
         metrics.connectionsOpen = connections.count
-        let code = connection.pendingClose.map { " (\($0.code) \($0.reason))" } ?? connection.closeCodeFromPeer.map { " (peer sent \($0))" } ?? ""
+        let code =
+            connection.pendingClose.map { " (\($0.code) \($0.reason))" } ?? connection.closeCodeFromPeer.map { " (peer sent \($0))" } ?? ""
         logger.info("connection \(id) closed\(code)")
     }
 

@@ -86,7 +86,6 @@ public struct Outbox: Sendable {
     /// Drops everything unsent, replies too: the connection is about to be closed.
     public mutating func removeAll() { replace(with: []) }
 
-
     /// Takes whole frames from the front, up to `limit` bytes (at least one frame), for one write.
     public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) {
         buffer.removeAll(keepingCapacity: true)

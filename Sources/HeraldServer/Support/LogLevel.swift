@@ -1,6 +1,7 @@
 /// How much the server says on stderr.
 public enum LogLevel: Int, Sendable, Comparable, CaseIterable {
-    case error = 0, warning, info, debug
+    case error = 0
+    case warning, info, debug
 
     public init?(name: String) {
         switch name.lowercased() {

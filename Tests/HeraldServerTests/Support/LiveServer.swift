@@ -27,7 +27,8 @@ final class LiveServer {
         configuration.port = 0
         configuration.logLevel = .warning
         configure(&configuration)
-        server = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: configuration.logLevel), version: "test", inbox: inbox)
+        server = WebSocketServer(
+            configuration: configuration, engine: engine, logger: Logger(level: configuration.logLevel), version: "test", inbox: inbox)
         port = try server.start()
     }
 

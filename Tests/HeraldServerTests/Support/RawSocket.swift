@@ -109,7 +109,9 @@ final class RawSocket {
     }
 
     /// A complete HTTP/1.1 exchange on a fresh connection: status code and body.
-    static func http(port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = []) throws -> (status: Int, headers: String, body: String) {
+    static func http(port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = []) throws -> (
+        status: Int, headers: String, body: String
+    ) {
         let socket = try RawSocket(port: port)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for header in headers { request += header + "\r\n" }

@@ -35,7 +35,8 @@ final class TestClient {
                 if predicate(value) { return value }
             case .closed(let code, let reason):
                 closed = (code, reason)
-                XCTFail("connection closed (\(code.map(String.init) ?? "no code") \(reason)) while waiting for \(what)", file: file, line: line)
+                XCTFail(
+                    "connection closed (\(code.map(String.init) ?? "no code") \(reason)) while waiting for \(what)", file: file, line: line)
                 return nil
             case .open:
                 continue

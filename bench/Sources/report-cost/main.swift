@@ -57,7 +57,8 @@ struct Options {
             case "--ticker-rate": tickerRate = Double(value()) ?? tickerRate
             case "--quiet": quiet = true
             case "--help", "-h":
-                print("""
+                print(
+                    """
                     usage: report-cost [--runs N] [--reports N] [--scan-mb MB] [--corpus DIR]
                                        [--serve [--clients N --client-bin PATH] [--ticker-rate R]]
                     """)
@@ -165,7 +166,9 @@ func makeText(megabytes: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> [UInt8] {
 
 /// How the scanning loop reports.
 enum ScanReporting: String {
-    case none, perLine = "per-line", perChunk = "per-64KiB"
+    case none
+    case perLine = "per-line"
+    case perChunk = "per-64KiB"
 }
 
 /// Whether `needle` occurs in `base[0..<count]`: memchr for its first byte, memcmp for the rest
@@ -222,7 +225,11 @@ func scan(_ text: UnsafeRawBufferPointer, needle: [UInt8], reporting: ScanReport
 final class Mailbox: Sendable {
     let results = Mutex<[String: [Timing]]>([:])
     func add(_ key: String, _ timing: Timing) { results.withLock { $0[key, default: []].append(timing) } }
-    func take() -> [String: [Timing]] { results.withLock { value in defer { value = [:] }; return value } }
+    func take() -> [String: [Timing]] {
+        results.withLock { value in
+            defer { value = [:] }; return value
+        }
+    }
 }
 
 /// Runs as a `sort` job (the kinds are a closed enum; the dispatcher only needs a runner per kind).
@@ -242,22 +249,28 @@ struct HotLoop: JobRunner {
             let total = Int64(n)
             // One call first: the first report of a job hops to the dispatcher once (by design).
             progress.report(completed: 0, total: total)
-            mailbox.add("report", timed {
-                for i in 0..<n { progress.report(completed: Int64(i), total: total) }
-            })
+            mailbox.add(
+                "report",
+                timed {
+                    for i in 0..<n { progress.report(completed: Int64(i), total: total) }
+                })
         case "add1":
             progress.add(0)
-            mailbox.add("add1", timed {
-                for _ in 0..<n { progress.add(1) }
-            })
+            mailbox.add(
+                "add1",
+                timed {
+                    for _ in 0..<n { progress.add(1) }
+                })
         case "add2":
             // Two threads adding into one counter: the cache line bounces between the cores.
             progress.add(0)
             let wall0 = wallNanos()
             DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                mailbox.add("add2-thread", timed {
-                    for _ in 0..<n { progress.add(1) }
-                })
+                mailbox.add(
+                    "add2-thread",
+                    timed {
+                        for _ in 0..<n { progress.add(1) }
+                    })
             }
             mailbox.add("add2", Timing(wall: Double(wallNanos() - wall0), cpu: .nan))
         case "scan":
@@ -444,11 +457,15 @@ var json: [String: Any] = [
     "add1_ns_wall": add1.wall, "add1_ns_cpu": add1.cpu,
     "add2_ns_per_call_per_thread_cpu": add2Thread.cpu, "add2_ns_per_call_aggregate_wall": add2Wall,
 ]
-note(String(format: "report(completed:total:)  %.2f ns/call wall, %.2f ns/call thread CPU (median of %d runs of %d)",
-            report.wall, report.cpu, options.runs, options.reports))
+note(
+    String(
+        format: "report(completed:total:)  %.2f ns/call wall, %.2f ns/call thread CPU (median of %d runs of %d)",
+        report.wall, report.cpu, options.runs, options.reports))
 note(String(format: "add(_:) one thread         %.2f ns/call wall, %.2f ns/call thread CPU", add1.wall, add1.cpu))
-note(String(format: "add(_:) two threads        %.2f ns/call per thread (CPU), %.2f ns/call for both together (wall)",
-            add2Thread.cpu, add2Wall))
+note(
+    String(
+        format: "add(_:) two threads        %.2f ns/call per thread (CPU), %.2f ns/call for both together (wall)",
+        add2Thread.cpu, add2Wall))
 
 if !options.serve {
     let none = median((results["scan-none"] ?? []).map(\.cpu))
@@ -462,8 +479,11 @@ if !options.serve {
     json["scan_ms_report_per_64k"] = chunk / 1e6
     json["scan_overhead_pct_per_line"] = (line / none - 1) * 100
     json["scan_overhead_pct_per_64k"] = (chunk / none - 1) * 100
-    note(String(format: "scan of %d MiB (%d lines), thread CPU: no reports %.1f ms; a report per line %.1f ms (%+.2f%%); per 64 KiB %.1f ms (%+.2f%%)",
-                options.scanMegabytes, lines, none / 1e6, line / 1e6, (line / none - 1) * 100, chunk / 1e6, (chunk / none - 1) * 100))
+    note(
+        String(
+            format:
+                "scan of %d MiB (%d lines), thread CPU: no reports %.1f ms; a report per line %.1f ms (%+.2f%%); per 64 KiB %.1f ms (%+.2f%%)",
+            options.scanMegabytes, lines, none / 1e6, line / 1e6, (line / none - 1) * 100, chunk / 1e6, (chunk / none - 1) * 100))
 }
 if !searchTimes.isEmpty {
     let wall = median(searchTimes)
@@ -474,8 +494,10 @@ if !searchTimes.isEmpty {
     json["search_bytes"] = searchBytes
     json["search_reports_estimated"] = reports
     json["search_report_share_pct"] = cost / wall * 100
-    note(String(format: "SearchRunner in-process: %.1f ms for %lld bytes; about %.0f reports x %.1f ns = %.4f%% of it (analytic)",
-                wall / 1e6, searchBytes, reports, max(add1.wall, add2Thread.cpu), cost / wall * 100))
+    note(
+        String(
+            format: "SearchRunner in-process: %.1f ms for %lld bytes; about %.0f reports x %.1f ns = %.4f%% of it (analytic)",
+            wall / 1e6, searchBytes, reports, max(add1.wall, add2Thread.cpu), cost / wall * 100))
 }
 if let delivered { json["clients_result"] = delivered }
 

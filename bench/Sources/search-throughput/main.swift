@@ -214,8 +214,10 @@ let corpus = "\(root)/corpus"
 try? FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
 let generationStarted = monotonicSeconds()
 let planted = makeCorpus(at: corpus, megabytes: options.megabytes)
-note(String(format: "corpus: %d MB in %@, %d needle lines, written in %.1f s", options.megabytes, corpus, planted,
-            monotonicSeconds() - generationStarted))
+note(
+    String(
+        format: "corpus: %d MB in %@, %d needle lines, written in %.1f s", options.megabytes, corpus, planted,
+        monotonicSeconds() - generationStarted))
 
 // The server, on a free port; its first stdout line is its URL.
 let server = Process()
@@ -341,7 +343,10 @@ for row in rows {
     let seconds = median(row.seconds)
     let jobSeconds = row.jobSeconds.isEmpty ? Double.nan : median(row.jobSeconds)
     let throughput = corpusBytes / seconds / 1e6
-    note(pad(row.name, 32) + String(format: "  %8.3f  %8.3f  %8.0f  %7d  %6.2fx", seconds, jobSeconds, throughput,
+    note(
+        pad(row.name, 32)
+            + String(
+                format: "  %8.3f  %8.3f  %8.0f  %7d  %6.2fx", seconds, jobSeconds, throughput,
                 row.matches, seconds / heraldMedian))
     var entry: [String: Any] = [
         "tool": row.name, "median_s": seconds, "runs_s": row.seconds, "mb_per_s": throughput, "matches": row.matches,
