@@ -51,22 +51,3 @@ public final class JobContext: Sendable {
         sink.uncoalescedProgress(job: id, progress)
     }
 }
-
-/// Thrown by a job that noticed it was cancelled.
-public struct JobCancelled: Error, Equatable {
-    public init() {}
-}
-
-/// A job that failed, with words for the person who started it.
-public struct JobFailure: Error, Equatable, CustomStringConvertible {
-    public let message: String
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-}
-
-/// How a job reaches the dispatcher; implemented by `JobDispatcher`. Thread: any caller.
-protocol JobEventSink: Sendable {
-    func results(job: JobID, items: [JSONValue])
-    func news(job: JobID, headlines: [String])
-    func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool
-}

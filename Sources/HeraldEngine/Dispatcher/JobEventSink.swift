@@ -1,0 +1,6 @@
+/// How a job reaches the dispatcher; implemented by `JobDispatcher`. Thread: any caller.
+protocol JobEventSink: Sendable {
+    func results(job: JobID, items: [JSONValue])
+    func news(job: JobID, headlines: [String])
+    func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool
+}
