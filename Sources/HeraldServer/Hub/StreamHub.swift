@@ -7,8 +7,8 @@ import HeraldEngine
 /// the transport performs: asks for writable callbacks, bytes to write, closes, requests for the
 /// engine. It never blocks and never calls the engine; the engine's answers come back as deliveries.
 ///
-/// Thread: the service thread only (a plain value type owned by the transport). `now` is seconds on
-/// a monotonic clock, passed in so tests control time.
+/// Thread: the service thread only (a struct the transport owns and never copies: its connections
+/// are objects). `now` is seconds on a monotonic clock, passed in so tests control time.
 public struct StreamHub {
     public let configuration: ServerConfiguration
     let logger: Logger
@@ -48,9 +48,6 @@ public struct StreamHub {
 
     /// Open WebSocket connections.
     public var connectionCount: Int { connections.count }
-
-    /// Stream connections (not echo), for bounding the fan-out work of one turn.
-    var streamConnectionCount: Int { connections.count }
 
     // MARK: - Handshakes and connections
 
