@@ -6,11 +6,11 @@ import XCTest
 final class OutboxTests: XCTestCase {
     // (the server appends, then relieves when the socket is full; these tests do both at once)
     private func progress(_ seq: Int64, job: String, size: Int = 100) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: seq, progressJob: JobID(job)), bytes: Array(repeating: 1, count: size))
+        OutboundFrame(kind: .event(seq: seq, progressJob: JobID(job), ts: nil), bytes: Array(repeating: 1, count: size))
     }
 
-    private func lifecycle(_ seq: Int64, size: Int = 100) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: seq, progressJob: nil), bytes: Array(repeating: 2, count: size))
+    private func lifecycle(_ seq: Int64, size: Int = 100, ts: Int64? = nil) -> OutboundFrame {
+        OutboundFrame(kind: .event(seq: seq, progressJob: nil, ts: ts), bytes: Array(repeating: 2, count: size))
     }
 
     func testUnderTheCapNothingIsDropped() {
@@ -29,7 +29,11 @@ final class OutboxTests: XCTestCase {
         XCTAssertEqual(outbox.appendAndRelieve(progress(5, job: "a"), now: 0), .fine)
         let kinds = outbox.frames.map(\.kind)
         XCTAssertEqual(
-            kinds, [.event(seq: 1, progressJob: nil), .event(seq: 3, progressJob: JobID("b")), .event(seq: 5, progressJob: JobID("a"))])
+            kinds,
+            [
+                .event(seq: 1, progressJob: nil, ts: nil), .event(seq: 3, progressJob: JobID("b"), ts: nil),
+                .event(seq: 5, progressJob: JobID("a"), ts: nil),
+            ])
         XCTAssertEqual(outbox.collapsed, 2)
     }
 
@@ -66,6 +70,22 @@ final class OutboxTests: XCTestCase {
         outbox.takeBatch(limit: 100, into: &buffer)
         XCTAssertEqual(buffer.count, 500, "a frame larger than the limit still goes out alone")
         XCTAssertTrue(outbox.isEmpty)
+    }
+
+    func testABatchReportsItsOldestLiveEvent() {
+        var outbox = Outbox(capBytes: 10_000)
+        outbox.append(OutboundFrame(kind: .reply, bytes: [1]))
+        outbox.append(lifecycle(1, size: 10))  // replayed on resume: no ts, not observed
+        outbox.append(lifecycle(2, size: 10, ts: 5_000))
+        outbox.append(lifecycle(3, size: 10, ts: 4_000))  // the wall clock stepped back: still the oldest
+        outbox.append(lifecycle(4, size: 10, ts: 6_000))
+        outbox.append(lifecycle(5, size: 10, ts: 1_000))  // beyond the limit: the next batch's
+        var buffer: [UInt8] = []
+        XCTAssertEqual(outbox.takeBatch(limit: 41, into: &buffer), 4_000)
+        XCTAssertEqual(outbox.takeBatch(limit: 41, into: &buffer), 1_000)
+        outbox.append(OutboundFrame(kind: .snapshot(seq: 9), bytes: [2]))
+        outbox.append(lifecycle(10, size: 10))
+        XCTAssertNil(outbox.takeBatch(limit: 41, into: &buffer), "a snapshot, a reply or a replayed event is not observed")
     }
 }
 

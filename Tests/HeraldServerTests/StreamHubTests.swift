@@ -11,6 +11,8 @@ final class StreamHubTests: XCTestCase {
         var buffer: [UInt8] = []
         var choked: Set<ConnectionID> = []
         var now = 0.0
+        /// The wall clock the transport would pass to `writable` (microseconds since 1970).
+        var nowMicros: Int64 = 0
 
         init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
             var configuration = ServerConfiguration()
@@ -61,7 +63,7 @@ final class StreamHubTests: XCTestCase {
         mutating func written(_ id: ConnectionID) -> (messages: [JSONValue], end: WriteStep) {
             var messages: [JSONValue] = []
             while true {
-                let step = hub.writable(id, into: &buffer)
+                let step = hub.writable(id, nowMicros: nowMicros, into: &buffer)
                 guard case .write(_, let more) = step else { return (messages, step) }
                 messages += Self.payloads(buffer).map { try! JSONParser.parse($0) }
                 if !more { return (messages, .idle) }
@@ -93,10 +95,10 @@ final class StreamHubTests: XCTestCase {
         Snapshot(epoch: "e1", seq: seq, jobs: [], news: NewsFeed(), limits: [:])
     }
 
-    private func event(_ seq: Int64, job: String = "j-1", size: Int = 0) -> Delivery {
+    private func event(_ seq: Int64, job: String = "j-1", size: Int = 0, ts: Int64 = 0) -> Delivery {
         .event(
             SequencedEvent(
-                seq: seq, ts: 0,
+                seq: seq, ts: ts,
                 event: .progress(job: JobID(job), JobProgress(completed: seq, total: 100, message: String(repeating: "x", count: size)))))
     }
 
@@ -150,6 +152,54 @@ final class StreamHubTests: XCTestCase {
         harness.deliver([event(4), .answer(.resume(1, since: 3), .resume(.events(missed))), event(6)])
         XCTAssertEqual(
             harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6], "the missed events, then the live ones, no repeat")
+    }
+
+    // MARK: - Delivery latency
+
+    func testEachWriteBatchObservesItsOldestLiveEvent() {
+        var harness = Harness()
+        harness.connectLive(1)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencyCount, 0, "a snapshot is not an event")
+        harness.nowMicros = 100_000_000
+        // One batch with events 3 ms, 200 ms and 20 ms old: one observation, the worst, 0.2 s.
+        harness.deliver([event(1, ts: 99_997_000), event(2, ts: 99_800_000), event(3, ts: 99_980_000)])
+        XCTAssertEqual(harness.written(1).messages.count, 3)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencyCount, 1)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencySum, 0.2, accuracy: 1e-9)
+        // An event stamped after "now" (the wall clock stepped back) counts as no delay.
+        harness.deliver([event(4, ts: 100_500_000)])
+        _ = harness.written(1)
+        let bounds = ServerMetrics.deliveryLatencyBounds
+        let buckets = Dictionary(uniqueKeysWithValues: zip(bounds, harness.hub.metrics.deliveryLatencyBuckets))
+        XCTAssertEqual(buckets[0.001], 1)
+        XCTAssertEqual(buckets[0.1], 1, "cumulative: the 0.2 s observation is above 0.1")
+        XCTAssertEqual(buckets[0.25], 2)
+        XCTAssertEqual(buckets[.infinity], 2)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencySum, 0.2, accuracy: 1e-9)
+
+        let text = harness.hub.metrics.render(engine: EngineStatistics(), uptimeSeconds: 1)
+        XCTAssertTrue(text.contains("# TYPE herald_delivery_latency_seconds histogram\n"), text)
+        XCTAssertTrue(text.contains("herald_delivery_latency_seconds_bucket{le=\"0.1\"} 1\n"), text)
+        XCTAssertTrue(text.contains("herald_delivery_latency_seconds_bucket{le=\"0.25\"} 2\n"), text)
+        XCTAssertTrue(text.contains("herald_delivery_latency_seconds_bucket{le=\"+Inf\"} 2\n"), text)
+        XCTAssertTrue(text.contains("herald_delivery_latency_seconds_sum 0.200000\n"), text)
+        XCTAssertTrue(text.contains("herald_delivery_latency_seconds_count 2\n"), text)
+    }
+
+    func testBatchesSplitByTheWriteLimitAreObservedEachAndReplaysAreNot() {
+        var harness = Harness { $0.writeBatchBytes = 1 }  // one frame per write
+        harness.nowMicros = 50_000_000
+        harness.connect(1, query: ["epoch": "e1", "since": "3"])
+        // The resume's events are 50 s old (the client was away): not observed. The live one is.
+        let missed = [4, 5].map { SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: [])) }
+        harness.deliver([.answer(.resume(1, since: 3), .resume(.events(missed))), event(6, ts: 49_960_000)])
+        XCTAssertEqual(harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6])
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencyCount, 1)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencySum, 0.04, accuracy: 1e-9)
+        harness.deliver([event(7, ts: 49_990_000), event(8, ts: 49_998_000)])
+        _ = harness.written(1)
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencyCount, 3, "two writes, two observations")
+        XCTAssertEqual(harness.hub.metrics.deliveryLatencySum, 0.04 + 0.01 + 0.002, accuracy: 1e-9)
     }
 
     // MARK: - Slow clients

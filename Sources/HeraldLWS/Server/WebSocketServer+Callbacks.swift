@@ -82,7 +82,7 @@ extension WebSocketServer {
 
     /// Writes what the hub gives for one writable callback: whole frames in one raw write.
     func write(to wsi: OpaquePointer, id: ConnectionID) -> CallbackAction {
-        switch hub.writable(id, into: &batchBuffer) {
+        switch hub.writable(id, nowMicros: Self.wallClockMicros(), into: &batchBuffer) {
         case .idle:
             return .proceed
         case .close(let code, let reason):

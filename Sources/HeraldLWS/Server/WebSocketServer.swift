@@ -142,6 +142,10 @@ public final class WebSocketServer: @unchecked Sendable {
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
+    /// Wall-clock microseconds since 1970: the clock of events' `ts` (the dispatcher's), so the hub can
+    /// tell how old an event is when it is written. Thread: any.
+    static func wallClockMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+
     // MARK: - Service thread
 
     private func serviceThreadMain(started: DispatchSemaphore) {

@@ -13,9 +13,31 @@ public struct ServerMetrics: Sendable {
     public var httpRequests = 0
     /// Commands by "type/outcome", outcome being `ok` or an error code.
     public var commands: [String: Int] = [:]
+    /// Delivery latency in seconds: one observation per write batch that holds a live event, the age
+    /// of its oldest one (`observeDeliveryLatency`). Counts per upper bound (`deliveryLatencyBounds`,
+    /// cumulative as Prometheus wants them), plus sum and count.
+    public private(set) var deliveryLatencyBuckets = Array(repeating: 0, count: ServerMetrics.deliveryLatencyBounds.count)
+    public private(set) var deliveryLatencySum: Double = 0
+    public private(set) var deliveryLatencyCount = 0
+
+    /// From a millisecond (a client on the same machine) to ten seconds (a client far behind).
+    public static let deliveryLatencyBounds: [Double] = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, .infinity]
+
+    public init() {}
 
     public mutating func countCommand(_ type: String, outcome: String) {
         commands["\(type)/\(outcome)", default: 0] += 1
+    }
+
+    /// Records one write batch's worst case: seconds from its oldest live event's `ts` to the write.
+    /// A negative age (the wall clock stepped back) counts as zero.
+    public mutating func observeDeliveryLatency(seconds: Double) {
+        let seconds = max(0, seconds)
+        deliveryLatencySum += seconds
+        deliveryLatencyCount += 1
+        for (index, bound) in Self.deliveryLatencyBounds.enumerated() where seconds <= bound {
+            deliveryLatencyBuckets[index] += 1
+        }
     }
 
     /// Prometheus text exposition format, version 0.0.4.
@@ -53,14 +75,31 @@ public struct ServerMetrics: Sendable {
         metric("herald_jobs_running", "gauge", "Jobs running now.", [("", "\(engine.jobsRunning)")])
         metric("herald_progress_events_total", "counter", "Progress events emitted.", [("", "\(engine.progressEvents)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
-        var buckets: [(String, String)] = []
-        for (index, bound) in EngineStatistics.durationBounds.enumerated() {
-            let label = bound.isInfinite ? "+Inf" : String(bound)
-            buckets.append(("_bucket{le=\"\(label)\"}", "\(engine.durationBuckets[index])"))
-        }
-        buckets.append(("_sum", String(format: "%.6f", engine.durationSum)))
-        buckets.append(("_count", "\(engine.durationCount)"))
-        metric("herald_job_duration_seconds", "histogram", "How long jobs ran.", buckets)
+        metric(
+            "herald_job_duration_seconds", "histogram", "How long jobs ran.",
+            Self.histogram(
+                bounds: EngineStatistics.durationBounds, buckets: engine.durationBuckets, sum: engine.durationSum,
+                count: engine.durationCount))
+        metric(
+            "herald_delivery_latency_seconds", "histogram",
+            "Seconds from an event's ts to the write that hands it to the client's socket. One observation per write batch "
+                + "that holds a live event: the age of the batch's oldest event (its worst case); events replayed on resume "
+                + "are not observed.",
+            Self.histogram(
+                bounds: Self.deliveryLatencyBounds, buckets: deliveryLatencyBuckets, sum: deliveryLatencySum,
+                count: deliveryLatencyCount))
         return out
+    }
+
+    /// A histogram's samples: cumulative buckets by upper bound (`le`), then `_sum` and `_count`.
+    static func histogram(bounds: [Double], buckets: [Int], sum: Double, count: Int) -> [(String, String)] {
+        var samples: [(String, String)] = []
+        for (index, bound) in bounds.enumerated() {
+            let label = bound.isInfinite ? "+Inf" : String(bound)
+            samples.append(("_bucket{le=\"\(label)\"}", "\(buckets[index])"))
+        }
+        samples.append(("_sum", String(format: "%.6f", sum)))
+        samples.append(("_count", "\(count)"))
+        return samples
     }
 }

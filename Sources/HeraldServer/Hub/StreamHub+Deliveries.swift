@@ -107,7 +107,7 @@ extension StreamHub {
             guard let connection = connections[id], connection.stream == .awaitingResume else { return }
             switch answer {
             case .events(let events):
-                for event in events { connection.outbox.append(.event(event)) }
+                for event in events { connection.outbox.append(.replayed(event)) }
                 connection.stream = .live(coveredThrough: events.last?.seq ?? since)
                 connection.releaseHeldReplies()
             case .snapshot(let snapshot):

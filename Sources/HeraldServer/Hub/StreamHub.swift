@@ -136,14 +136,18 @@ public struct StreamHub {
     // MARK: - Writing
 
     /// Fills `buffer` with as many whole frames as fit one write (a raw write of frames framed in
-    /// advance), or says to close. Called from the transport's writable callback.
-    public mutating func writable(_ id: ConnectionID, into buffer: inout [UInt8]) -> WriteStep {
+    /// advance), or says to close. Called from the transport's writable callback, which writes the
+    /// batch at once. `nowMicros` is the wall clock (microseconds since 1970, the clock of events' `ts`),
+    /// read by the transport: the batch's oldest live event is observed as its delivery latency.
+    public mutating func writable(_ id: ConnectionID, nowMicros: Int64, into buffer: inout [UInt8]) -> WriteStep {
         buffer.removeAll(keepingCapacity: true)
         guard let connection = connections[id] else { return .idle }
         if connection.outbox.isEmpty, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
         guard !connection.outbox.isEmpty else { return .idle }
         let before = connection.outbox.count
-        connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
+        if let oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer) {
+            metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6)
+        }
         let frames = before - connection.outbox.count
         metrics.framesSent += frames
         metrics.bytesSent += buffer.count

@@ -87,14 +87,20 @@ public struct Outbox: Sendable {
     public mutating func removeAll() { replace(with: []) }
 
     /// Takes whole frames from the front, up to `limit` bytes (at least one frame), for one write.
-    public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) {
+    /// Returns the earliest `ts` of the live events taken (nil if none): the batch's worst case, which
+    /// is all the delivery-latency histogram observes, so a batch costs one comparison per frame.
+    @discardableResult
+    public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) -> Int64? {
         buffer.removeAll(keepingCapacity: true)
+        var oldest: Int64?
         while head < frames.count {
             let frame = frames[head]
             if !buffer.isEmpty && buffer.count + frame.bytes.count > limit { break }
             buffer.append(contentsOf: frame.bytes)
             pendingBytes -= frame.bytes.count
             head += 1
+            // The minimum, not the first: events are in seq order, but the wall clock may have stepped back.
+            if let ts = frame.eventTimestamp, ts < oldest ?? .max { oldest = ts }
         }
         if head == frames.count {
             frames.removeAll(keepingCapacity: true)
@@ -103,5 +109,6 @@ public struct Outbox: Sendable {
             frames.removeFirst(head)
             head = 0
         }
+        return oldest
     }
 }
