@@ -3,7 +3,7 @@ import Dispatch
 /// Progress pacing, streamed results and news: the parts workers reach through `JobEventSink`.
 extension JobDispatcher: JobEventSink {
     /// Most uncoalesced progress hops allowed in flight before a ticker is told to slow down.
-    static let uncoalescedLimit = 512
+    static let uncoalescedLimit = 4096
 
     /// Samples one running job and emits its progress if the coalescer allows. Thread: `queue`.
     /// The coalescer lets the first value through at once (the `onFirstReport` hop) and the final one
