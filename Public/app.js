@@ -85,9 +85,12 @@
 
   const NEEDS_TOKEN = new Set(['start', 'cancel']);
   const authView = new Herald.auth.AuthView({ onSubmit: submitToken, onDismiss: declineToken });
+  const signIn = new Herald.SignInControl({
+    onSubmit: (token) => (connection.isOpen() ? sendAuth(token) : signIn.answered({ type: 'error', code: 'disconnected' })),
+  });
 
   // Sends the token with `auth`. Accepted: it is kept (this tab only) and the refused commands go again.
-  // Refused: it is forgotten, and the form says so if it is waiting for one.
+  // Refused: it is forgotten, and the form says so if it is waiting for one. The header's control hears both.
   function sendAuth(token) {
     request({ type: 'auth', token }, (reply) => {
       if (reply.type === 'accepted') {
@@ -100,6 +103,7 @@
       } else if (authView.isShown()) {
         authView.showError(errorText(reply));
       }
+      signIn.answered(reply);
     });
   }
 
@@ -203,6 +207,7 @@
       case 'reset':
         ui.searchAwaitJob = null;
         if (fmt.isNumber(store.limits.maxSortCount)) $('sort-count').max = String(store.limits.maxSortCount);
+        signIn.setRequired(store.limits.authRequired === true);
         jobsView.rebuild();
         matchesView.update();
         onNewsReset();

@@ -261,6 +261,30 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.metrics.resyncs, 3)
     }
 
+    func testEverySnapshotSaysWhetherStartAndCancelNeedAToken() {
+        for token in ["s3cret", nil] as [String?] {
+            var harness = Harness { $0.controlToken = token }
+            harness.connect(1)
+            harness.connect(2, query: ["epoch": "e0", "since": "3"])  // another epoch: answered with a snapshot
+            _ = harness.take()
+            harness.deliver([
+                .answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 5))),
+                .answer(.resume(2, since: 3), .resume(.snapshot(snapshot(seq: 5)))),
+            ])
+            var snapshots = harness.written(1).messages + harness.written(2).messages
+            harness.deliver([], overflowed: true)  // both resynced
+            harness.deliver([.answer(.snapshot(generation: 1), .snapshot(snapshot(seq: 6)))])
+            snapshots += harness.written(1).messages + harness.written(2).messages
+            XCTAssertEqual(snapshots.map { $0["reason"]?.stringValue }, ["connect", "resume", "resync", "resync"])
+            for message in snapshots {
+                XCTAssertEqual(
+                    message["limits"]?["authRequired"]?.boolValue, token != nil,
+                    "\(message["reason"]?.stringValue ?? "?") snapshot, token \(token ?? "none")")
+                XCTAssertEqual(message["limits"]?["maxMessageBytes"]?.intValue, 65_536, "the other limit the hub adds stays")
+            }
+        }
+    }
+
     // MARK: - Commands
 
     func testCommandsGoToTheEngineAndTheAnswerIsTheReply() throws {

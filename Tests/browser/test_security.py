@@ -101,6 +101,15 @@ def auth_shown(page):
     return page.find("#auth-section").is_displayed()
 
 
+def signin_state(page):
+    """The header's sign-in control: off (hidden), offer (the button), form (the field) or signed-in."""
+    return page.find("#signin").get_attribute("data-state")
+
+
+def snapshot_seen(page):
+    return page.js("return Herald.debug.store.snapshots.count") >= 1
+
+
 def storage(page):
     return page.js(
         "return {session: sessionStorage.getItem('herald.token'), local: JSON.stringify(localStorage),"
@@ -134,6 +143,7 @@ def test_start_asks_for_the_token_and_then_works(server_factory, browser):
     page.by_id("auth-submit").click()
     job = page.wait_new_job("search", set())
     page.wait(lambda d: not auth_shown(page), message="the form stayed after a good token")
+    page.wait(lambda d: signin_state(page) == "signed-in", message="the header did not say signed in")
     assert page.by_id("search-error").text == ""
 
     # Cancel needs the token too; this connection has it now.
@@ -179,3 +189,76 @@ def test_no_token_needed_no_form(server_factory, browser):
     page.wait_new_job("sort", before)
     assert not auth_shown(page)
     assert storage(page)["session"] is None
+
+
+def test_sign_in_is_offered_before_anything_is_refused(server_factory, browser):
+    herald = server_factory("--token", TOKEN)
+    page = Dashboard(browser(), herald.url).open()
+    watcher = Dashboard(browser(), herald.url).open()  # never signs in
+
+    # Offered on load, nothing pressed: the button in the header; Start stays there too.
+    for window in (page, watcher):
+        window.wait(lambda d, w=window: signin_state(w) == "offer", message="no sign-in offered on load")
+        assert window.by_id("signin-open").is_displayed()
+        assert window.by_id("signin-open").text == "Sign in to control jobs"
+        assert window.js("return Herald.debug.store.limits.authRequired") is True
+        assert not auth_shown(window), "the inline form is for refusals only"
+        assert window.by_id("search-start").is_displayed() and window.by_id("sort-start").is_displayed()
+    assert page.job_ids("search") == []
+
+    # The button opens the field, focused.
+    page.by_id("signin-open").click()
+    page.wait(lambda d: page.by_id("signin-token").is_displayed(), message="the token field never appeared")
+    assert signin_state(page) == "form" and not page.by_id("signin-open").is_displayed()
+    assert page.js("return document.activeElement.id") == "signin-token"
+
+    # A wrong token: the error next to the field, nothing kept, still offered.
+    page.by_id("signin-token").send_keys("wrong")
+    page.by_id("signin-submit").click()
+    page.wait(lambda d: "not accepted" in page.by_id("signin-error").text, message="no error for a wrong token")
+    assert page.by_id("signin-error").is_displayed()
+    assert page.by_id("signin-token").get_attribute("aria-invalid") == "true"
+    assert signin_state(page) == "form"
+    assert storage(page)["session"] is None
+
+    # The right one: "Signed in" instead of the control; kept in this tab's sessionStorage only.
+    field = page.by_id("signin-token")
+    field.clear()
+    field.send_keys(TOKEN)
+    page.by_id("signin-submit").click()
+    page.wait(lambda d: signin_state(page) == "signed-in", message="the control never said signed in")
+    assert page.by_id("signin-done").is_displayed()
+    assert page.by_id("signin-done").text.lower() == "signed in"
+    assert not page.by_id("signin-open").is_displayed() and not page.by_id("signin-form").is_displayed()
+    kept = storage(page)
+    assert kept["session"] == TOKEN
+    assert TOKEN not in kept["local"] and TOKEN not in kept["cookie"] and TOKEN not in kept["url"]
+
+    # Start works at the first press: no refusal, no inline form.
+    job = page.start_search(NEEDLE)
+    assert not auth_shown(page)
+    assert page.by_id("search-error").text == ""
+
+    # The window without a token watches it live (events on its first connection, no new snapshot) and
+    # is still offered the sign-in.
+    watcher.wait(lambda d: watcher.has_row(job), message="the watcher never saw the job")
+    for window in (page, watcher):
+        window.wait(lambda d, w=window: w.job_state(job) == "succeeded", 90, "the search did not succeed")
+    assert watcher.js("return Herald.debug.store.snapshots.count") == 1
+    assert signin_state(watcher) == "offer"
+    assert storage(watcher)["session"] is None
+
+    # A reload signs in by itself with the kept token and says so.
+    page.driver.refresh()
+    page.wait_live()
+    page.wait(lambda d: signin_state(page) == "signed-in", message="not signed in after a reload")
+
+
+def test_no_sign_in_offered_without_a_token(server_factory, browser):
+    herald = server_factory()
+    page = Dashboard(browser(), herald.url).open()
+    page.wait(lambda d: snapshot_seen(page), message="no snapshot")
+    assert page.js("return Herald.debug.store.limits.authRequired") is False
+    assert signin_state(page) == "off"
+    assert not page.by_id("signin").is_displayed()
+    assert not page.by_id("signin-open").is_displayed()

@@ -167,8 +167,12 @@ extension StreamHub {
         if unserved { requestSnapshotIfNeeded(into: &actions) }
     }
 
+    /// Every snapshot (connect, resume, resync) says what the hub adds to the engine's limits: the largest
+    /// message it reads, and whether start and cancel need a token (so a page can offer to sign in first).
     func encode(_ snapshot: Snapshot, reason: WireEncoder.SnapshotReason) -> [UInt8] {
-        let limits: JSONObject = ["maxMessageBytes": .int(Int64(configuration.maxMessageBytes))]
+        let limits: JSONObject = [
+            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)), "authRequired": .bool(authorizer.isRequired),
+        ]
         return WebSocketFrame.text(WireEncoder.encode(snapshot: snapshot, reason: reason, extraLimits: limits))
     }
 
