@@ -98,7 +98,8 @@ final class StreamSession {
         let text = positionals.first ?? "ws://127.0.0.1:8080/ws"
         guard let url = WebSocketURL(text) else {
             throw Arguments.UsageError(
-                description: "\(text) is not a server URL (for example http://127.0.0.1:8080, https://herald.example or ws://127.0.0.1:8080/ws)")
+                description:
+                    "\(text) is not a server URL (for example http://127.0.0.1:8080, https://herald.example or ws://127.0.0.1:8080/ws)")
         }
         if caFile != nil, !url.isSecure {
             throw Arguments.UsageError(description: "--ca is for https:// or wss:// URLs, and \(text) is neither")

@@ -5,6 +5,7 @@ import XCTest
 /// folder (removed by `remove()`). Each server certificate names one IP address (subjectAltName).
 struct TestCertificates {
     let folder: URL
+    private let openssl: String
     var caFile: String { folder.appendingPathComponent("ca.pem").path }
 
     /// Skips the test when `openssl` is not installed (Debian: the `openssl` package).
@@ -15,10 +16,10 @@ struct TestCertificates {
         self.openssl = openssl
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Herald test CA", "-keyout", "ca.key", "-out", "ca.pem")
+        try run(
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=Herald test CA", "-keyout", "ca.key", "-out",
+            "ca.pem")
     }
-
-    private let openssl: String
 
     /// A certificate and key for a server at `ip`, signed by this CA: (certificate path, key path).
     func server(ip: String) throws -> (certificate: String, key: String) {
