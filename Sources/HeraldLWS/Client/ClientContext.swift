@@ -13,9 +13,13 @@ public final class ClientContext: Sendable {
     /// How `wss://` connections are checked; nil: this context speaks plain `ws://` only.
     public let tls: ClientTLS?
 
-    /// - Parameter tls: set it for `wss://` URLs. Without it lws's OpenSSL setup is skipped: in 4.1.6
-    ///   each TLS context re-registers process-wide OpenSSL indices, so plain contexts (tests, benchmarks,
-    ///   a thousand clients) stay out of that. An unreadable or empty CA file throws here, a `.tls` failure.
+    /// - Parameter tls: set it for `wss://` URLs; an unreadable or empty CA file throws here, a `.tls`
+    ///   failure. Without it lws's OpenSSL setup is skipped, on purpose: in 4.1.6 creating any TLS
+    ///   context (client or server) re-registers process-wide OpenSSL ex-data indices
+    ///   (lws_context_init_ssl_library), so a handshake in flight on another context can then fail its
+    ///   certificate check, and a context destroyed after a newer one was created leaks its SSL_CTX.
+    ///   Plain contexts (tests, benchmarks, a thousand clients) stay out of that; make TLS contexts up
+    ///   front, one at a time (the CLI has one per process, a test one after its server).
     public init(tls: ClientTLS? = nil) throws {
         try tls?.validate()
         LibWebSocketsLog.quietIfUnrouted()
