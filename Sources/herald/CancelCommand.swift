@@ -7,7 +7,7 @@ enum CancelCommand {
         let session: StreamSession
         let job: String
         do {
-            let arguments = try Arguments(argv, valued: ["token"], flags: ["help"])
+            let arguments = try Arguments(argv, valued: ["token", "ca"], flags: ["help"])
             if arguments.has("help") {
                 print(Help.cancel)
                 return 0
@@ -17,9 +17,10 @@ enum CancelCommand {
                 throw Arguments.UsageError(description: "unexpected argument \(arguments.positionals[2])")
             }
             job = id
-            session = StreamSession(
-                url: try StreamSession.url(from: Array(arguments.positionals.dropFirst())),
-                token: arguments.last("token") ?? ProcessInfo.processInfo.environment["HERALD_TOKEN"])
+            let caFile = arguments.last("ca")
+            session = try StreamSession(
+                url: try StreamSession.url(from: Array(arguments.positionals.dropFirst()), caFile: caFile),
+                token: arguments.last("token") ?? ProcessInfo.processInfo.environment["HERALD_TOKEN"], caFile: caFile)
         } catch {
             FileHandle.standardError.write(Data("herald cancel: \(error)\n".utf8))
             return 2
@@ -47,6 +48,7 @@ enum CancelCommand {
             }
             return .stop
         }
+        if let fatal = session.fatal { FileHandle.standardError.write(Data("herald cancel: \(fatal)\n".utf8)) }
         return code
     }
 }

@@ -10,7 +10,9 @@ enum Help {
           herald cancel ID [URL]          cancel a job
           herald --version
 
-        URL defaults to ws://127.0.0.1:8080/ws. Run `herald COMMAND --help` for a command's options.
+        URL is the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too); it
+        defaults to ws://127.0.0.1:8080/ws. With https, --ca FILE trusts a private CA.
+        Run `herald COMMAND --help` for a command's options.
         """
 
     static let serve = """
@@ -52,17 +54,18 @@ enum Help {
         """
 
     static let watch = """
-        Usage: herald watch [URL]
+        Usage: herald watch [--once] [--ca FILE] [URL]
 
         Draws a live bar per job (kind, params, bar, percent, rate, ETA, state), redrawn in place.
         When stdout is not a terminal it prints one line per event instead, so it can be piped.
-        Reconnects and resumes by itself. Ctrl-C exits.
-          URL    default ws://127.0.0.1:8080/ws
-          --once exit when the snapshot has been printed (with a pipe: a listing of jobs)
+        Reconnects and resumes by itself. Ctrl-C exits (0). A refused TLS certificate exits 1.
+          URL        http://HOST:PORT, https://HOST:PORT, ws:// or wss:// (default ws://127.0.0.1:8080/ws)
+          --once     exit when the snapshot has been printed (with a pipe: a listing of jobs)
+          --ca FILE  with https/wss: trust the CA certificates in this PEM file instead of the system's
         """
 
     static let start = """
-        Usage: herald start KIND [--param KEY=VALUE]... [--after ID]... [--wait] [--token TOKEN] [URL]
+        Usage: herald start KIND [--param KEY=VALUE]... [--after ID]... [--wait] [--token TOKEN] [--ca FILE] [URL]
 
         Starts a job and prints its id. KIND is search, sort or fetch.
           --param KEY=VALUE   a job parameter; numbers and true/false are typed (search: query, caseSensitive, path; sort: count)
@@ -70,12 +73,18 @@ enum Help {
           --wait              follow the job to its end: exit 0 when it succeeded, 1 when it failed,
                               3 when it was cancelled or interrupted
           --token TOKEN       the server's control token (or $HERALD_TOKEN)
-        Exit code 2: bad usage or the server refused the job (the reason is printed).
+          --ca FILE           with https/wss: trust the CA certificates in this PEM file instead of the system's
+          URL                 the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
+        Exit code 2: bad usage, no connection (a refused TLS certificate included), or the server
+        refused the job (the reason is printed).
         """
 
     static let cancel = """
-        Usage: herald cancel ID [--token TOKEN] [URL]
+        Usage: herald cancel ID [--token TOKEN] [--ca FILE] [URL]
 
         Cancels a queued, waiting or running job. Exit 0 when the server accepted, 2 otherwise.
+          --token TOKEN  the server's control token (or $HERALD_TOKEN)
+          --ca FILE      with https/wss: trust the CA certificates in this PEM file instead of the system's
+          URL            the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
         """
 }

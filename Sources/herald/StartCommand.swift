@@ -8,7 +8,7 @@ enum StartCommand {
         let request: StartRequest
         let wait: Bool
         do {
-            let arguments = try Arguments(argv, valued: ["param", "after", "token"], flags: ["help", "wait"])
+            let arguments = try Arguments(argv, valued: ["param", "after", "token", "ca"], flags: ["help", "wait"])
             if arguments.has("help") {
                 print(Help.start)
                 return 0
@@ -27,9 +27,10 @@ enum StartCommand {
                 params[String(pair[..<equals])] = typed(String(pair[pair.index(after: equals)...]))
             }
             request = StartRequest(kind: kind, params: params, after: arguments.all("after"), requestId: "cli-\(UUID().uuidString)")
-            session = StreamSession(
-                url: try StreamSession.url(from: Array(arguments.positionals.dropFirst())),
-                token: arguments.last("token") ?? ProcessInfo.processInfo.environment["HERALD_TOKEN"])
+            let caFile = arguments.last("ca")
+            session = try StreamSession(
+                url: try StreamSession.url(from: Array(arguments.positionals.dropFirst()), caFile: caFile),
+                token: arguments.last("token") ?? ProcessInfo.processInfo.environment["HERALD_TOKEN"], caFile: caFile)
             wait = arguments.has("wait")
         } catch {
             FileHandle.standardError.write(Data("herald start: \(error)\n".utf8))
@@ -97,6 +98,7 @@ enum StartCommand {
             exitCode = state == "succeeded" ? 0 : (state == "failed" ? 1 : 3)
             return .stop
         }
+        if let fatal = session.fatal { FileHandle.standardError.write(Data("herald start: \(fatal)\n".utf8)) }
         return finished ? exitCode : 2
     }
 

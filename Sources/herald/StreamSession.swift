@@ -4,18 +4,26 @@ import HeraldLWS
 import HeraldServer
 
 /// Follows the server's stream for the command line: connects, keeps a `StreamMirror`, reconnects
-/// with capped exponential backoff and resumes from the last seq, until told to stop.
+/// with capped exponential backoff and resumes from the last seq, until told to stop. A TLS failure
+/// (a refused certificate) is not retried: `run` stops and `fatal` says why.
 /// Thread: the caller's (it blocks); `interrupted` may be set from a signal handler's queue.
 final class StreamSession {
     let url: WebSocketURL
     let token: String?
+    /// One libwebsockets context (one service thread) for every connection attempt.
+    private let context: ClientContext
     private(set) var mirror = StreamMirror()
     private(set) var client: WebSocketClient?
+    /// Why `run` gave up for good, for the command to print as its last line.
+    private(set) var fatal: String?
     let interrupted = InterruptFlag()
 
-    init(url: WebSocketURL, token: String? = nil) {
+    /// `caFile`: trust only this PEM file's CAs for a wss:// URL (else the system's). An unreadable CA
+    /// file throws.
+    init(url: WebSocketURL, token: String? = nil, caFile: String? = nil) throws {
         self.url = url
         self.token = token
+        context = try ClientContext(tls: url.isSecure ? caFile.map(ClientTLS.caFile) ?? .systemTrust : nil)
     }
 
     enum Verdict { case keepGoing, stop }
@@ -34,7 +42,7 @@ final class StreamSession {
                 target.path = url.path.split(separator: "?").first.map(String.init)! + "?epoch=\(epoch)&since=\(mirror.seq)"
             }
             do {
-                let client = try WebSocketClient(url: target, token: token)
+                let client = try WebSocketClient(url: target, token: token, context: context)
                 try client.connect(timeout: 5)
                 self.client = client
                 delay = 0.5
@@ -55,6 +63,10 @@ final class StreamSession {
                     }
                 }
                 self.client = nil
+            } catch let failure as WebSocketClient.Failure where failure.kind == .tls {
+                let hint = context.tls == .systemTrust ? "; to trust a private CA or a self-signed certificate: --ca FILE" : ""
+                fatal = "\(failure)\(hint)"
+                return false
             } catch {
                 status("\(error)")
                 if !reconnect { return false }
@@ -81,10 +93,16 @@ final class StreamSession {
         }
     }
 
-    static func url(from positionals: [String]) throws(Arguments.UsageError) -> WebSocketURL {
+    /// The URL argument (http, https, ws or wss); `--ca` only goes with https or wss.
+    static func url(from positionals: [String], caFile: String? = nil) throws(Arguments.UsageError) -> WebSocketURL {
         let text = positionals.first ?? "ws://127.0.0.1:8080/ws"
         guard let url = WebSocketURL(text) else {
-            throw Arguments.UsageError(description: "\(text) is not a ws:// URL (for example ws://127.0.0.1:8080/ws)")
+            throw Arguments.UsageError(
+                description:
+                    "\(text) is not a server URL (for example http://127.0.0.1:8080, https://herald.example or ws://127.0.0.1:8080/ws)")
+        }
+        if caFile != nil, !url.isSecure {
+            throw Arguments.UsageError(description: "--ca is for https:// or wss:// URLs, and \(text) is neither")
         }
         return url
     }

@@ -7,13 +7,14 @@ enum WatchCommand {
         let session: StreamSession
         let once: Bool
         do {
-            let arguments = try Arguments(argv, valued: [], flags: ["help", "once"])
+            let arguments = try Arguments(argv, valued: ["ca"], flags: ["help", "once"])
             if arguments.has("help") {
                 print(Help.watch)
                 return 0
             }
             guard arguments.positionals.count <= 1 else { throw Arguments.UsageError(description: "watch takes one URL at most") }
-            session = StreamSession(url: try StreamSession.url(from: arguments.positionals))
+            let caFile = arguments.last("ca")
+            session = try StreamSession(url: try StreamSession.url(from: arguments.positionals, caFile: caFile), caFile: caFile)
             once = arguments.has("once")
         } catch {
             FileHandle.standardError.write(Data("herald watch: \(error)\n".utf8))
@@ -25,6 +26,10 @@ enum WatchCommand {
             TerminalBoard(session: session).run(once: once)
         } else {
             runPlain(session, once: once)
+        }
+        if let fatal = session.fatal {
+            FileHandle.standardError.write(Data("herald watch: \(fatal)\n".utf8))
+            return 1
         }
         return 0
     }

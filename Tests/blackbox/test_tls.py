@@ -1,23 +1,29 @@
-"""https and wss on the same port with --tls-cert/--tls-key, using a certificate made by the test."""
+"""https and wss on the same port with --tls-cert/--tls-key, using a certificate made by the test, and the
+CLI (`herald watch/start/cancel`) talking to it over wss with --ca."""
 
 import json
 import shutil
 import subprocess
+import time
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("openssl") is None or shutil.which("websocat") is None,
-                                reason="openssl and websocat are installed by `make deps-test`")
+from conftest import herald_binary
+
+pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
 
 
 @pytest.fixture
 def certificate(tmp_path):
+    # Self-signed, naming 127.0.0.1 in subjectAltName: clients check an IP address there, not in CN.
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1",
                     "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
                    check=True, capture_output=True)
     return tmp_path / "cert.pem", tmp_path / "key.pem"
 
 
+@pytest.mark.skipif(shutil.which("websocat") is None, reason="websocat is installed by `make deps-test` (in .venv/bin)")
 def test_https_and_wss_on_one_port(herald_factory, certificate):
     cert, key = certificate
     herald = herald_factory("--tls-cert", str(cert), "--tls-key", str(key))
@@ -36,9 +42,65 @@ def test_https_and_wss_on_one_port(herald_factory, certificate):
 
 
 def test_tls_flags_are_checked(tmp_path):
-    from conftest import herald_binary
     lone = subprocess.run([str(herald_binary()), "serve", "--port", "0", "--tls-cert", "/nonexistent"], capture_output=True, text=True, timeout=10)
     assert lone.returncode == 2 and "go together" in lone.stderr
     missing = subprocess.run([str(herald_binary()), "serve", "--port", "0", "--tls-cert", "/nonexistent", "--tls-key", "/nonexistent"],
                              capture_output=True, text=True, timeout=10)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def herald_cli(*args, timeout=60):
+    return subprocess.run([str(herald_binary()), *args], capture_output=True, text=True, timeout=timeout)
+
+
+def test_cli_over_https_with_ca(herald_factory, certificate):
+    cert, key = certificate
+    herald = herald_factory("--tls-cert", str(cert), "--tls-key", str(key))
+    server = f"https://127.0.0.1:{herald.port}"
+    watcher = subprocess.Popen([str(herald_binary()), "watch", "--ca", str(cert), server],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert watcher.stdout.readline().startswith("snapshot epoch="), "piped watch prints the snapshot first"
+        posted = subprocess.run(["curl", "-s", "--cacert", str(cert), "-X", "POST", f"{server}/api/jobs",
+                                 "-d", '{"kind":"sort","params":{"count":3000}}'], capture_output=True, text=True, timeout=10)
+        job = json.loads(posted.stdout)["id"]
+        deadline = time.monotonic() + 30
+        lines = []
+        while time.monotonic() < deadline and not any(line.startswith(f"job {job}") and "succeeded" in line for line in lines):
+            lines.append(watcher.stdout.readline())
+        assert any(line.startswith(f"job {job}") for line in lines), lines
+        assert any(line.startswith(f"progress {job}") for line in lines), lines
+    finally:
+        watcher.terminate()
+        assert watcher.wait(timeout=10) == 0, watcher.stderr.read()
+
+    started = herald_cli("start", "sort", "--param", "count=2000", "--wait", "--ca", str(cert), server)
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.strip().startswith("j-")
+    cancelled = herald_cli("cancel", started.stdout.strip(), "--ca", str(cert), f"wss://127.0.0.1:{herald.port}/ws")
+    assert cancelled.returncode == 2 and "not_cancellable" in cancelled.stderr, "the answer came back over wss"
+
+
+def test_cli_refuses_an_untrusted_certificate(herald_factory, certificate, tmp_path):
+    cert, key = certificate
+    herald = herald_factory("--tls-cert", str(cert), "--tls-key", str(key))
+    server = f"https://127.0.0.1:{herald.port}"
+    # Without --ca the system's CAs are used: a self-signed certificate is refused, with one line, at once.
+    for args, code in ((["watch"], 1), (["start", "sort", "--wait"], 2), (["cancel", "j-x"], 2)):
+        began = time.monotonic()
+        refused = herald_cli(*args, server, timeout=20)
+        assert refused.returncode == code, (args, refused.stderr)
+        assert refused.stderr.count("\n") == 1, refused.stderr
+        assert "certificate was refused (self-signed certificate)" in refused.stderr and "--ca FILE" in refused.stderr
+        assert time.monotonic() - began < 10
+    # A CA that did not sign it is refused too.
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=other",
+                    "-keyout", str(other / "key.pem"), "-out", str(other / "ca.pem")], check=True, capture_output=True)
+    wrong = herald_cli("watch", "--ca", str(other / "ca.pem"), server, timeout=20)
+    assert wrong.returncode == 1 and "certificate was refused" in wrong.stderr, wrong.stderr
+    unreadable = herald_cli("watch", "--ca", str(tmp_path / "missing.pem"), server, timeout=20)
+    assert unreadable.returncode == 2 and "cannot read the CA file" in unreadable.stderr
+    plain = herald_cli("watch", "--ca", str(cert), f"http://127.0.0.1:{herald.port}", timeout=20)
+    assert plain.returncode == 2 and "--ca is for https:// or wss://" in plain.stderr

@@ -30,9 +30,17 @@ func heraldClientCallback(
         connection.peerCloseCode = length >= 2 ? UInt16(bytes[0]) << 8 | UInt16(bytes[1]) : nil
         connection.peerCloseReason = length > 2 ? String(decoding: bytes[2...], as: UTF8.self) : ""
         return 0
+    case LWS_CALLBACK_OPENSSL_PERFORM_SERVER_CERT_VERIFICATION:
+        // OpenSSL's verify callback, per certificate: `user` is the X509_STORE_CTX, `length` its
+        // preverify_ok. Returning 0 leaves OpenSSL's verdict as it is; a refusal still fails the handshake.
+        if length == 0, let user {
+            let code = X509_STORE_CTX_get_error(OpaquePointer(user))
+            service.certificateRefused(connection, reason: String(cString: X509_verify_cert_error_string(Int(code))))
+        }
+        return 0
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
         let why = input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "connection failed"
-        service.ended(connection, wsi: wsi, code: nil, reason: why)
+        service.failed(connection, wsi: wsi, error: why)
         return 0
     case LWS_CALLBACK_CLIENT_CLOSED:
         service.ended(connection, wsi: wsi, code: connection.peerCloseCode, reason: connection.peerCloseReason ?? "closed")

@@ -1,9 +1,11 @@
+import HeraldEngine
 import HeraldServer
 internal import CLibWebSockets
 import Foundation
 
 /// One client connection's state inside a `ClientContext`.
-/// Thread: every `var` is touched only on the context's service thread; `mailbox` is thread-safe.
+/// Thread: every `var` is touched only on the context's service thread; `mailbox` and `failure` are
+/// thread-safe.
 final class ClientConnection: @unchecked Sendable {
     // @unchecked Sendable: mutable members are confined to the owning context's service thread.
     let url: WebSocketURL
@@ -22,6 +24,15 @@ final class ClientConnection: @unchecked Sendable {
     var hasEnded = false
     var peerCloseCode: UInt16?
     var peerCloseReason: String?
+    /// OpenSSL's reason for refusing the server's certificate, when it did.
+    var certificateProblem: String?
+    /// What kind of failure ended the connection before it opened: written on the service thread
+    /// before `.closed` is posted, read by `WebSocketClient.connect` after it.
+    private let failure = Protected(WebSocketClient.Failure.Kind.connection)
+    var failureKind: WebSocketClient.Failure.Kind {
+        get { failure.withLock { $0 } }
+        set { failure.withLock { $0 = newValue } }
+    }
 
     init(url: WebSocketURL, origin: String?, headers: [(String, String)]) {
         self.url = url

@@ -10,10 +10,21 @@ import Foundation
 /// it, as `shutdown()` would. Thread: any.
 public final class ClientContext: Sendable {
     private let service: ClientService
+    /// How `wss://` connections are checked; nil: this context speaks plain `ws://` only.
+    public let tls: ClientTLS?
 
-    public init() throws {
+    /// - Parameter tls: set it for `wss://` URLs; an unreadable or empty CA file throws here, a `.tls`
+    ///   failure. Without it lws's OpenSSL setup is skipped, on purpose: in 4.1.6 creating any TLS
+    ///   context (client or server) re-registers process-wide OpenSSL ex-data indices
+    ///   (lws_context_init_ssl_library), so a handshake in flight on another context can then fail its
+    ///   certificate check, and a context destroyed after a newer one was created leaks its SSL_CTX.
+    ///   Plain contexts (tests, benchmarks, a thousand clients) stay out of that; make TLS contexts up
+    ///   front, one at a time (the CLI has one per process, a test one after its server).
+    public init(tls: ClientTLS? = nil) throws {
+        try tls?.validate()
         LibWebSocketsLog.quietIfUnrouted()
-        service = try ClientService.start()
+        self.tls = tls
+        service = try ClientService.start(tls: tls)
     }
 
     /// Runs on whichever thread lets go last; never the service thread, which holds no `ClientContext`.
@@ -56,16 +67,26 @@ final class ClientService: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Read by lws on the service thread; freed with `self`, after the thread let go of it.
     private let protocols = ClientProtocols()
+    private let tls: ClientTLS?
+    /// `tls`'s CA file as a C string for `lws_create_context`; freed by `deinit`, like `protocols`.
+    private let caFilePath: UnsafeMutablePointer<CChar>?
     // Service thread only:
     private var connections: [ObjectIdentifier: ClientConnection] = [:]
     private var context: OpaquePointer?
 
-    private init() {}
+    private init(tls: ClientTLS?) {
+        self.tls = tls
+        if case .caFile(let path) = tls { caFilePath = strdup(path) } else { caFilePath = nil }
+    }
+
+    deinit {
+        free(caFilePath)
+    }
 
     /// Starts a service thread and waits until its lws context exists. If lws cannot make one, the
     /// thread ends at once and the service (with its protocols) is freed when it lets go.
-    static func start() throws -> ClientService {
-        let service = ClientService()
+    static func start(tls: ClientTLS?) throws -> ClientService {
+        let service = ClientService(tls: tls)
         let ready = DispatchSemaphore(value: 0)
         let created = Protected<Result<Void, WebSocketClient.Failure>>(.success(()))
         let thread = Thread {
@@ -91,6 +112,14 @@ final class ClientService: @unchecked Sendable {
         info.uid = -1
         info.user = Unmanaged.passUnretained(self).toOpaque()
         info.fd_limit_per_thread = 12_000
+        if tls != nil {
+            // The context's client SSL_CTX is made now: OpenSSL's CAs, or (like curl --cacert) only the file's.
+            info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
+        }
+        if let caFilePath {
+            info.client_ssl_ca_filepath = UnsafePointer(caFilePath)
+            info.options |= UInt64(LWS_SERVER_OPTION_DISABLE_OS_CA_CERTS)
+        }
         let created: OpaquePointer
         do {
             created = try LWSResult.nonNull(lws_create_context(&info), "cannot create a libwebsockets client context")
@@ -170,6 +199,11 @@ final class ClientService: @unchecked Sendable {
         info.ietf_version_or_minus_one = -1
         info.local_protocol_name = UnsafePointer(protocols.name)
         info.opaque_user_data = Unmanaged.passUnretained(connection).toOpaque()
+        if connection.url.isSecure {
+            // The certificate must chain to a trusted CA and name `address` (lws takes the host from
+            // `host` without its port): none of the ALLOW_* or SKIP_*_HOSTNAME_CHECK flags, ever.
+            info.ssl_connection = Int32(LCCSCF_USE_SSL.rawValue)
+        }
         do {
             _ = try LWSResult.nonNull(lws_client_connect_via_info(&info), "cannot connect to \(connection.url)")
         } catch {
@@ -212,6 +246,35 @@ final class ClientService: @unchecked Sendable {
             if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
         }
     }
+
+    /// OpenSSL refused a certificate the server sent (called once per certificate in its chain,
+    /// before the handshake fails); the first reason is kept for the error.
+    func certificateRefused(_ connection: ClientConnection, reason: String) {
+        if connection.certificateProblem == nil { connection.certificateProblem = reason }
+    }
+
+    /// The connection could not be made: lws's `error`, told apart as TLS or not, ends it.
+    func failed(_ connection: ClientConnection, wsi: OpaquePointer?, error: String) {
+        let reason: String
+        if let problem = connection.certificateProblem {
+            connection.failureKind = .tls
+            reason = "the server's TLS certificate was refused (\(problem))"
+        } else if connection.url.isSecure, error.hasPrefix("server's cert didn't look good") {
+            connection.failureKind = .tls
+            reason = "the server's TLS certificate was refused (\(error.trimmingCharacters(in: .whitespacesAndNewlines)))"
+        } else if connection.url.isSecure, Self.tlsHandshakeErrorPrefixes.contains(where: error.hasPrefix) {
+            // Not a certificate: a server that does not speak TLS on this port, or one that went away
+            // mid-handshake (restarting), which the next attempt may get past. lws cannot tell which
+            // (its "connect SSL err 1: error:00000001…" text names SSL_ERROR_SSL, not OpenSSL's reason).
+            reason = "TLS handshake failed (does the server serve https and wss on this port?)"
+        } else {
+            reason = error
+        }
+        ended(connection, wsi: wsi, code: nil, reason: reason)
+    }
+
+    /// How lws 4.1.6 words a failed TLS handshake (lws_tls_client_connect in openssl-client.c).
+    private static let tlsHandshakeErrorPrefixes = ["connect SSL err", "connect SYSCALL", "connect unk"]
 
     /// The connection is over. `wsi` (when there is one) is detached from the Swift object first:
     /// lws may still call back for it (WSI_DESTROY…) after the object is gone.

@@ -1,26 +1,27 @@
-/// A `ws://host:port/path` URL taken apart for libwebsockets' client. (`wss:` is not supported by
-/// the built-in client: put TLS in front with a proxy, or use the server's own TLS for browsers.)
+/// A WebSocket URL taken apart for libwebsockets' client: `ws://host:port/path` or, over TLS,
+/// `wss://host:port/path`. A server's own address is accepted too: `http://` means `ws://` and
+/// `https://` means `wss://`. The port defaults to 80 (443 with TLS) and the path to `/ws`.
 public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
     /// Path and query, starting with `/`.
     public var path: String
+    /// `wss://`: the connection is TLS, and the server's certificate is checked.
+    public var isSecure: Bool
 
-    public init(host: String, port: Int, path: String) {
+    public init(host: String, port: Int, path: String, isSecure: Bool = false) {
         self.host = host
         self.port = port
         self.path = path
+        self.isSecure = isSecure
     }
 
     public init?(_ text: String) {
         var rest = Substring(text)
-        if rest.hasPrefix("ws://") {
-            rest = rest.dropFirst(5)
-        } else if rest.hasPrefix("http://") {
-            rest = rest.dropFirst(7)
-        } else {
-            return nil
-        }
+        let schemes: [(prefix: String, isSecure: Bool)] = [("ws://", false), ("http://", false), ("wss://", true), ("https://", true)]
+        guard let scheme = schemes.first(where: { rest.hasPrefix($0.prefix) }) else { return nil }
+        rest = rest.dropFirst(scheme.prefix.count)
+        isSecure = scheme.isSecure
         let slash = rest.firstIndex(of: "/") ?? rest.endIndex
         let authority = rest[..<slash]
         let path = rest[slash...]
@@ -31,11 +32,11 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
             self.port = port
         } else {
             host = String(authority)
-            port = 80
+            port = isSecure ? 443 : 80
         }
         guard !host.isEmpty else { return nil }
         self.path = path.isEmpty ? "/ws" : String(path)
     }
 
-    public var description: String { "ws://\(host):\(port)\(path)" }
+    public var description: String { "\(isSecure ? "wss" : "ws")://\(host):\(port)\(path)" }
 }

@@ -9,14 +9,18 @@ import Synchronization
 enum LibWebSocketsLog {
     private static let target = Protected<Logger?>(nil)
 
-    /// For processes with no server (the CLI, tests): errors only, and no start-up banner.
+    /// For processes with no server (the CLI, tests): errors only, and no start-up banner. lws's
+    /// "SSL error: …" line about a refused server certificate is left out: the client's own error
+    /// says the same, and the CLI promises one line.
     static func quietIfUnrouted() {
         guard target.withLock({ $0 == nil }) else { return }
         lws_set_log_level(
             Int32(LLL_ERR),
             { _, line in
                 guard let line else { return }
-                FileHandle.standardError.write(Data("lws: \(String(cString: line))".utf8))
+                let text = String(cString: line)
+                guard !text.hasPrefix("SSL error: ") else { return }
+                FileHandle.standardError.write(Data("lws: \(text)".utf8))
             })
     }
 
