@@ -12,9 +12,8 @@ extension JobDispatcher {
             if let existing = requestIds[requestId], let record = jobs[existing] { return .success(record) }
         }
         guard !isShuttingDown else { return .failure(EngineError(.shuttingDown, "the server is shutting down")) }
-        guard let kind = JobKind(rawValue: request.kind), kind != .ticker || configuration.enableTicker,
-            let runner = runners[kind]
-        else {
+        let kind = JobKind(request.kind)
+        guard kind != .ticker || configuration.enableTicker, let runner = runners[kind] else {
             let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
             return .failure(
                 EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
@@ -183,10 +182,12 @@ extension JobDispatcher {
             state = .failed
             error = (failure as? JobFailure)?.message ?? String(describing: failure)
         }
+        let exit = job.context.recordedExit
         transition(id, to: state) { record in
             record.finishedAt = Self.nowMillis()
             record.error = error
             record.summary = summary
+            record.exit = exit
         }
         statistics.recordFinish(kind: job.context.kind, state: state, seconds: seconds)
         statistics.progressCoalesced += job.coalescer.heldBack
@@ -231,12 +232,21 @@ extension JobDispatcher {
         for handler in subscribers.values { handler(sequenced) }
     }
 
+    /// The kinds clients may start: the built-in ones first, in their usual order, then the rest by name.
+    var offeredKinds: [JobKind] {
+        let offered = runners.keys.filter { $0 != .ticker || configuration.enableTicker }
+        return JobKind.builtIn.filter(offered.contains) + offered.filter { !JobKind.builtIn.contains($0) }.sorted()
+    }
+
     func makeSnapshot() -> Snapshot {
         var limits: JSONObject = [:]
         var kinds: JSONObject = [:]
-        for kind in JobKind.allCases where runners[kind] != nil && (kind != .ticker || configuration.enableTicker) {
+        for kind in offeredKinds {
             let limit = configuration.limit(for: kind)
-            kinds[kind.rawValue] = ["maxConcurrent": .int(Int64(limit.maxConcurrent)), "refuseWhenBusy": .bool(limit.refuseWhenBusy)]
+            var entry = runners[kind]?.catalogEntry ?? [:]
+            entry["maxConcurrent"] = .int(Int64(limit.maxConcurrent))
+            entry["refuseWhenBusy"] = .bool(limit.refuseWhenBusy)
+            kinds[kind.rawValue] = .object(entry)
         }
         limits["kinds"] = .object(kinds)
         limits["workers"] = .int(Int64(configuration.workers))
