@@ -33,6 +33,8 @@ public struct CommandRunner: JobRunner {
         return entry
     }
 
+    public var retryPolicy: RetryPolicy? { RetryPolicy(retries: definition.retries, delay: definition.retryDelay) }
+
     public func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
         try definition.validate(params)
     }
@@ -45,7 +47,7 @@ public struct CommandRunner: JobRunner {
         var environment = baseEnvironment
         for (key, value) in definition.environment { environment[key] = value }
         environment["HERALD_JOB_ID"] = context.id.rawValue
-        environment["HERALD_ATTEMPT"] = "1"
+        environment["HERALD_ATTEMPT"] = String(context.attempt)
         environment["HERALD_PARAMS"] = String(decoding: JSONWriter.encode(.object(context.params)), as: UTF8.self)
         environment["PYTHONUNBUFFERED"] = "1"
         let child: ChildProcess

@@ -9,12 +9,15 @@ public final class JobContext: Sendable {
     public let params: JSONObject
     public let environment: JobEnvironment
     public let progress: ProgressReporter
+    /// Which attempt this run is: 1 for the first (and for kinds that are never retried).
+    public let attempt: Int
     private let cancelled = Atomic<Bool>(false)
     private let sink: JobEventSink
     private let exitRecord = Protected<JSONObject?>(nil)
 
     init(record: JobRecord, environment: JobEnvironment, progress: ProgressReporter, sink: JobEventSink) {
         self.id = record.id
+        self.attempt = record.attempt ?? 1
         self.kind = record.kind
         self.params = record.params
         self.environment = environment

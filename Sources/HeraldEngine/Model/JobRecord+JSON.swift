@@ -16,6 +16,7 @@ extension JobRecord {
         if let error { object["error"] = .string(error) }
         if let summary { object["summary"] = .object(summary) }
         if let exit { object["exit"] = .object(exit) }
+        if let attempt { object["attempt"] = .int(Int64(attempt)) }
         return .object(object)
     }
 
@@ -36,6 +37,7 @@ extension JobRecord {
             finishedAt: object["finishedAt"]?.intValue, error: object["error"]?.stringValue,
             summary: object["summary"]?.objectValue)
         self.exit = object["exit"]?.objectValue
+        self.attempt = object["attempt"]?.intValue.map { Int($0) }
     }
 }
 

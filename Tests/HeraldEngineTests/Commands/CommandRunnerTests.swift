@@ -122,10 +122,12 @@ final class CommandRunnerTests: XCTestCase {
         let pidFile = FileManager.default.temporaryDirectory.appendingPathComponent("\(job.id.rawValue).pid")
         defer { try? FileManager.default.removeItem(at: pidFile) }
         XCTAssertTrue(fixture.recorder.waitFor("the job reports progress") { _ in !fixture.recorder.progress(of: job.id).isEmpty })
-        XCTAssertTrue(
-            fixture.recorder.waitFor("the grandchild wrote its pid") { _ in FileManager.default.fileExists(atPath: pidFile.path) })
-        let grandchild = try XCTUnwrap(
-            pid_t(try String(contentsOf: pidFile, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)))
+        func writtenPid() -> pid_t? {
+            (try? String(contentsOf: pidFile, encoding: .utf8)).flatMap { pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        // The file appears before its contents: wait for a whole number in it.
+        XCTAssertTrue(fixture.recorder.waitFor("the grandchild wrote its pid") { _ in writtenPid() != nil })
+        let grandchild = try XCTUnwrap(writtenPid())
         XCTAssertEqual(kill(grandchild, 0), 0, "the grandchild runs")
         _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
         XCTAssertEqual(fixture.recorder.waitForTerminal(job.id)?.state, .cancelled)
@@ -174,5 +176,76 @@ final class CommandRunnerTests: XCTestCase {
         XCTAssertEqual(entry?["title"], "Described")
         XCTAssertEqual(entry?["params"]?["n"]?["type"], "integer")
         XCTAssertNotNil(entry?["maxConcurrent"])
+    }
+}
+
+/// A failed attempt with attempts left runs again, counted in `attempt`; a cancel never does.
+final class CommandRetryTests: XCTestCase {
+    private func kind(_ name: String, _ script: String, retries: Int) throws -> CommandKind {
+        let folder = makeTemporaryDirectory().url
+        let path = folder.appendingPathComponent("\(name).sh")
+        try ("#!/bin/sh\n" + script).write(to: path, atomically: true, encoding: .utf8)
+        chmod(path.path, 0o755)
+        var kind = CommandKind(name: JobKind(name), title: name, command: [path.path])
+        kind.retries = retries
+        kind.retryDelay = 0
+        kind.grace = 1
+        return kind
+    }
+
+    func testFailedAttemptsAreRetriedUntilOneSucceeds() throws {
+        let flaky = try kind("flaky", #"[ "$HERALD_ATTEMPT" -ge 3 ] || { echo "attempt $HERALD_ATTEMPT broke" >&2; exit 1; }"#, retries: 2)
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(flaky)])
+        let job = try fixture.run("flaky", [:])
+        XCTAssertEqual(job.state, .succeeded, job.error ?? "")
+        XCTAssertEqual(job.attempt, 3)
+        let states = fixture.recorder.events.compactMap { $0.jobRecord }.filter { $0.id == job.id }.map {
+            "\($0.state.rawValue)#\($0.attempt ?? 0)"
+        }
+        XCTAssertEqual(states, ["queued#0", "running#1", "queued#1", "running#2", "queued#2", "running#3", "succeeded#3"])
+        let retrying = fixture.recorder.events.compactMap { $0.jobRecord }.first {
+            $0.id == job.id && $0.state == .queued && $0.attempt == 1
+        }
+        XCTAssertTrue(
+            retrying?.error?.hasPrefix("attempt 1 failed: exit status 1: attempt 1 broke; retrying in") == true, retrying?.error ?? "")
+        XCTAssertEqual(fixture.dispatcher.currentStatistics().retries, 2)
+    }
+
+    func testAttemptsRunOutAndTheJobFails() throws {
+        let broken = try kind("broken", "exit 2\n", retries: 1)
+        let job = try makeFixture(testConfiguration(), runners: [CommandRunner(broken)]).run("broken", [:])
+        XCTAssertEqual(job.state, .failed)
+        XCTAssertEqual(job.attempt, 2)
+        XCTAssertEqual(job.error, "exit status 2")
+    }
+
+    func testACancelIsNotRetried() throws {
+        let slow = try kind("slow", "echo '{\"progress\": 0.1}'\nsleep 30\n", retries: 5)
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(slow)])
+        let job = try fixture.start("slow", [:]).get()
+        XCTAssertTrue(fixture.recorder.waitFor("the job runs") { _ in !fixture.recorder.progress(of: job.id).isEmpty })
+        _ = try fixture.dispatcher.cancel(job.id.rawValue).get()
+        let done = fixture.recorder.waitForTerminal(job.id)
+        XCTAssertEqual(done?.state, .cancelled)
+        XCTAssertEqual(done?.attempt, 1)
+    }
+
+    func testADependentWaitsForTheFinalOutcome() throws {
+        let flaky = try kind("flaky", #"[ "$HERALD_ATTEMPT" -ge 2 ] || exit 1"#, retries: 1)
+        let after = try kind("after", "true\n", retries: 0)
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(flaky), CommandRunner(after)])
+        let first = try fixture.start("flaky", [:]).get()
+        let second = try fixture.dispatcher.start(StartRequest(kind: "after", after: [first.id.rawValue])).get()
+        XCTAssertEqual(fixture.recorder.waitForTerminal(second.id)?.state, .succeeded, "not cancelled by the first attempt's failure")
+        XCTAssertEqual(fixture.dispatcher.job(first.id.rawValue)?.attempt, 2)
+    }
+
+    func testTheDelayDoublesIsCappedAndJittered() {
+        let policy = RetryPolicy(retries: 10, delay: 5)
+        XCTAssertEqual(policy.delay(after: 1, jitter: 0), 5)
+        XCTAssertEqual(policy.delay(after: 3, jitter: 0), 20)
+        XCTAssertEqual(policy.delay(after: 10, jitter: 0), 600, "at most ten minutes")
+        XCTAssertEqual(policy.delay(after: 1, jitter: 1), 5.5, accuracy: 1e-9)
+        XCTAssertEqual(policy.delay(after: 1, jitter: -1), 4.5, accuracy: 1e-9)
     }
 }
