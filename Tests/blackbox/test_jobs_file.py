@@ -97,3 +97,30 @@ def test_the_snapshot_lists_command_kinds_with_their_params(herald_factory, tmp_
     assert entry["title"] == "Encode a video" and entry["maxConcurrent"] == 2 and entry["refuseWhenBusy"] is False
     assert entry["params"]["crf"] == {"type": "integer", "default": 23, "minimum": 0, "maximum": 51}
     assert list(snapshot["limits"]["kinds"])[:3] == ["search", "sort", "fetch"], "built-in kinds first"
+
+
+def test_the_documented_example_scripts_report_progress_logs_and_a_result(herald_factory, tmp_path):
+    examples = Path(__file__).resolve().parents[2] / "docs" / "examples"
+    jobs = write_jobs(tmp_path, {
+        "count-sh": {"command": [str(examples / "progress.sh"), "{n}"], "params": {"n": {"type": "integer", "default": 3}}},
+        "count-py": {"command": [str(examples / "progress.py"), "{n}"], "params": {"n": {"type": "integer", "default": 3}}},
+    })
+    herald = herald_factory("--jobs", str(jobs), "--progress-rate", "1000")
+    # A viewer that records the stream while the jobs run.
+    viewer = subprocess.Popen(["bash", "-c", f"sleep 4 | websocat -t {herald.ws}"], stdout=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: herald.json("GET", "/healthz")[1]["connections"] == 1, what="the viewer to connect")
+        for kind in ("count-sh", "count-py"):
+            status, job = herald.json("POST", "/api/jobs", {"kind": kind})
+            assert status == 202, job
+            done = wait_for(lambda: (lambda j: j if j["state"] in ("succeeded", "failed") else None)(
+                herald.json("GET", f"/api/jobs/{job['id']}")[1]), what=f"{kind} to end")
+            assert done["state"] == "succeeded", done
+            assert done["summary"] == {"items": 3} and done["exit"] == {"code": 0} and done["attempt"] == 1
+            assert done["progress"]["message"] == "item 3"
+    finally:
+        output, _ = viewer.communicate(timeout=30)
+    events = [json.loads(line) for line in output.splitlines() if line.strip()]
+    logged = [line["text"] for event in events if event.get("type") == "log" for line in event["lines"]]
+    assert logged.count("working on item 3") == 2, "both scripts' log lines reached the viewer"
+    assert all(line.get("stream") == "stdout" for event in events if event.get("type") == "log" for line in event["lines"])
