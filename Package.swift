@@ -21,8 +21,11 @@ let package = Package(
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // glibc's GNU extensions for starting a job's program (posix_spawn in a new session, in a
+        // folder, closing descriptors): declarations only, no C code.
+        .systemLibrary(name: "CSystemExtras"),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
-        .target(name: "HeraldEngine"),
+        .target(name: "HeraldEngine", dependencies: ["CSystemExtras"]),
         // The stream hub (connections, outboxes, slow-client policy, commands, REST routes) and the
         // inbox between the engine and the service thread: pure Swift, no sockets, no C.
         .target(name: "HeraldServer", dependencies: ["HeraldEngine"]),

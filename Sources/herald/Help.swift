@@ -8,6 +8,7 @@ enum Help {
           herald watch [URL]              live progress bars for every job, in the terminal
           herald start KIND [options] [URL]   start a job; --wait follows it to the end
           herald cancel ID [URL]          cancel a job
+          herald jobs check FILE          check a jobs file (your own job kinds) without serving
           herald --version
 
         URL is the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too); it
@@ -43,6 +44,7 @@ enum Help {
           --news-interval SECONDS  background news fetch period (default: off)
           --news-probability P     chance a fetch finds news, 0..1 (default 0.5)
           --news-seed N            seed the simulated news server (tests)
+          --jobs FILE              your own job kinds: programs declared in a jobs file (or $HERALD_JOBS; docs/jobs.md)
           --bench                  enable the `ticker` job kind for benchmarks
 
         Operation
@@ -51,6 +53,14 @@ enum Help {
           --help                   this text
 
         The first line printed is the dashboard's URL. SIGINT or SIGTERM stops gracefully (exit 0).
+        """
+
+    static let jobs = """
+        Usage: herald jobs check FILE
+
+        Reads a jobs file as `herald serve --jobs FILE` would, without serving: every kind's command,
+        params, limits and placeholders. Exit 0 and a line per kind when the file is usable; exit 2 and
+        one line naming the file, the kind and the problem when it is not. The format: docs/jobs.md.
         """
 
     static let watch = """

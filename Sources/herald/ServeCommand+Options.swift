@@ -9,6 +9,8 @@ extension ServeCommand {
         var server = ServerConfiguration()
         var engine = EngineConfiguration()
         var environment: JobEnvironment
+        /// `--jobs FILE` or `$HERALD_JOBS`: command kinds besides the built-in ones.
+        var jobsFile: String?
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -51,6 +53,7 @@ extension ServeCommand {
             engine.eventLogSize = try arguments.integer("event-log-size", in: 1...10_000_000) ?? engine.eventLogSize
             engine.newsInterval = try arguments.number("news-interval", in: 0.1...86_400)
             engine.enableTicker = arguments.has("bench")
+            jobsFile = arguments.last("jobs") ?? environmentVariables["HERALD_JOBS"].flatMap { $0.isEmpty ? nil : $0 }
 
             let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             let dataDirectory = URL(fileURLWithPath: arguments.last("data-dir") ?? ".herald", relativeTo: workingDirectory)

@@ -10,7 +10,7 @@ enum ServeCommand {
     static let valued: Set<String> = [
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
-        "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key",
+        "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -30,21 +30,39 @@ enum ServeCommand {
             FileHandle.standardError.write(Data("herald: \(error)\nRun `herald serve --help` for the options.\n".utf8))
             return 2
         }
-        return serve(options)
+        // A bad jobs file stops the server before anything starts: one line, status 2.
+        var commandKinds: [CommandKind] = []
+        if let path = options.jobsFile {
+            do { commandKinds = try JobsFile.load(path: path) } catch {
+                FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
+                return 2
+            }
+        }
+        return serve(options, commandKinds: commandKinds)
     }
 
-    private static func serve(_ options: Options) -> Int32 {
+    private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
         let logger = Logger(level: options.server.logLevel)
         let history = HistoryStore(directory: options.environment.dataDirectory) { logger.warning($0) }
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
+        var engineConfiguration = options.engine
+        for kind in commandKinds {
+            engineConfiguration.kindLimits[kind.name] = EngineConfiguration.KindLimit(
+                maxConcurrent: kind.concurrency, refuseWhenBusy: kind.whenBusy == .refuse)
+            guard kind.command != nil else {
+                logger.warning("kind \(kind.name) has no command: it can only run on workers, which this version cannot attach yet")
+                continue
+            }
+            runners.append(CommandRunner(kind))
+        }
         if options.engine.enableTicker {
             // A rate-0 ticker waits while the server holds more undelivered events than this: paced by
             // delivery, far below the inbox's overflow point (measured: 32,768 let clients' outboxes grow
             // to megabytes and cut fan-out at 1,000 clients by 7×).
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 }))
         }
-        let engine = JobDispatcher(configuration: options.engine, environment: options.environment, runners: runners, history: history)
+        let engine = JobDispatcher(configuration: engineConfiguration, environment: options.environment, runners: runners, history: history)
         let server = WebSocketServer(configuration: options.server, engine: engine, logger: logger, version: Version.herald, inbox: inbox)
         let port: Int
         do { port = try server.start() } catch {

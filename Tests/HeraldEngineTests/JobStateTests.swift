@@ -6,7 +6,7 @@ final class JobStateTests: XCTestCase {
     private static let allowed: Set<[JobState]> = [
         [.queued, .waiting], [.queued, .running], [.queued, .cancelled], [.queued, .interrupted],
         [.waiting, .queued], [.waiting, .cancelled], [.waiting, .interrupted],
-        [.running, .succeeded], [.running, .failed], [.running, .cancelled], [.running, .interrupted],
+        [.running, .succeeded], [.running, .failed], [.running, .cancelled], [.running, .interrupted], [.running, .queued],
     ]
 
     func testEveryPairMatchesTheTable() {

@@ -10,6 +10,8 @@ public struct EngineStatistics: Sendable, Equatable {
     /// Progress samples held back by the rate bound.
     public var progressCoalesced = 0
     public var progressEvents = 0
+    /// Failed attempts that were retried.
+    public var retries = 0
     public var jobsRunning = 0
     public var seq: Int64 = 0
 

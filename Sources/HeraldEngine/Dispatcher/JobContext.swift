@@ -9,11 +9,15 @@ public final class JobContext: Sendable {
     public let params: JSONObject
     public let environment: JobEnvironment
     public let progress: ProgressReporter
+    /// Which attempt this run is: 1 for the first (and for kinds that are never retried).
+    public let attempt: Int
     private let cancelled = Atomic<Bool>(false)
     private let sink: JobEventSink
+    private let exitRecord = Protected<JSONObject?>(nil)
 
     init(record: JobRecord, environment: JobEnvironment, progress: ProgressReporter, sink: JobEventSink) {
         self.id = record.id
+        self.attempt = record.attempt ?? 1
         self.kind = record.kind
         self.params = record.params
         self.environment = environment
@@ -43,6 +47,22 @@ public final class JobContext: Sendable {
         guard !headlines.isEmpty else { return }
         sink.news(job: id, headlines: headlines)
     }
+
+    /// Streams a batch of output lines as one `log` event; `skipped` counts lines that came too fast
+    /// to stream. Thread: as `emitResults`.
+    public func emitLog(_ lines: [LogLine], skipped: Int = 0) {
+        guard !lines.isEmpty || skipped > 0 else { return }
+        sink.log(job: id, lines: lines, skipped: skipped)
+    }
+
+    /// Records how the job's program ended (`{"code": N}` or `{"signal": "KILL"}`): the job object
+    /// shows it once the job ends. Thread: the job's worker thread, before `run` returns.
+    public func recordExit(_ exit: JSONObject) {
+        exitRecord.withLock { $0 = exit }
+    }
+
+    /// What `recordExit` recorded. Thread: the dispatcher queue, after `run` returned.
+    var recordedExit: JSONObject? { exitRecord.withLock { $0 } }
 
     /// Emits the current progress at once, bypassing coalescing (the benchmark `ticker` only).
     /// Returns false when the dispatcher has too many such events in flight, or its subscriber holds

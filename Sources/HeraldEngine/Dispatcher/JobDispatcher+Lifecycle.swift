@@ -12,9 +12,8 @@ extension JobDispatcher {
             if let existing = requestIds[requestId], let record = jobs[existing] { return .success(record) }
         }
         guard !isShuttingDown else { return .failure(EngineError(.shuttingDown, "the server is shutting down")) }
-        guard let kind = JobKind(rawValue: request.kind), kind != .ticker || configuration.enableTicker,
-            let runner = runners[kind]
-        else {
+        let kind = JobKind(request.kind)
+        guard kind != .ticker || configuration.enableTicker, let runner = runners[kind] else {
             let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
             return .failure(
                 EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
@@ -94,6 +93,7 @@ extension JobDispatcher {
 
     @discardableResult
     func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
+        retryAt.removeValue(forKey: id)
         let record = transition(id, to: state) { record in
             record.error = reason
             record.finishedAt = Self.nowMillis()
@@ -134,15 +134,20 @@ extension JobDispatcher {
             guard let record = jobs[id], record.state == .queued,
                 record.after.allSatisfy({ jobs[$0]?.state == .succeeded })
             else { continue }
+            if let due = retryAt[id], due > clock.now { continue }
             let runningOfKind = running.values.filter { $0.context.kind == record.kind }.count
             guard runningOfKind < configuration.limit(for: record.kind).maxConcurrent else { continue }
             launch(record)
         }
     }
 
-    private func launch(_ queued: JobRecord) {
-        guard let runner = runners[queued.kind] else { return }
-        let id = queued.id
+    private func launch(_ next: JobRecord) {
+        guard let runner = runners[next.kind] else { return }
+        let id = next.id
+        retryAt.removeValue(forKey: id)
+        var queued = next
+        if runner.retryPolicy != nil { queued.attempt = (queued.attempt ?? 0) + 1 }
+        let attempt = queued.attempt
         let reporter = ProgressReporter { [weak self] in
             guard let self else { return }
             self.queue.async { self.sampleProgress(of: id, final: false) }
@@ -151,7 +156,13 @@ extension JobDispatcher {
         running[id] = RunningJob(
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
             started: clock.now)
-        transition(id, to: .running) { $0.startedAt = Self.nowMillis() }
+        transition(id, to: .running) { record in
+            record.startedAt = Self.nowMillis()
+            record.attempt = attempt
+            // A retry starts clean: the last attempt's error and exit were shown while it waited.
+            record.error = nil
+            record.exit = nil
+        }
         startProgressTimerIfNeeded()
         // The thread holds the dispatcher strongly until the job's outcome is delivered.
         let thread = Thread { [self] in
@@ -183,21 +194,49 @@ extension JobDispatcher {
             state = .failed
             error = (failure as? JobFailure)?.message ?? String(describing: failure)
         }
+        let exit = job.context.recordedExit
+        if state == .failed, let policy = runners[job.context.kind]?.retryPolicy, job.context.attempt <= policy.retries {
+            retry(id, after: job.context.attempt, policy: policy, error: error ?? "failed", exit: exit)
+            statistics.progressCoalesced += job.coalescer.heldBack
+            statistics.retries += 1
+            pump()
+            if running.isEmpty { becameIdle() }
+            return
+        }
         transition(id, to: state) { record in
             record.finishedAt = Self.nowMillis()
             record.error = error
             record.summary = summary
+            record.exit = exit
         }
         statistics.recordFinish(kind: job.context.kind, state: state, seconds: seconds)
         statistics.progressCoalesced += job.coalescer.heldBack
         resolveDependents()
         pump()
         forgetOldJobs()
-        if running.isEmpty {
-            stopProgressTimer()
-            for waiter in idleWaiters { waiter.signal() }
-            idleWaiters = []
+        if running.isEmpty { becameIdle() }
+    }
+
+    /// No job runs any more: the progress timer stops and `shutdown` callers stop waiting.
+    private func becameIdle() {
+        stopProgressTimer()
+        for waiter in idleWaiters { waiter.signal() }
+        idleWaiters = []
+    }
+
+    /// A failed attempt with attempts left: back to `queued`, run again after the policy's delay.
+    private func retry(_ id: JobID, after attempt: Int, policy: RetryPolicy, error: String, exit: JSONObject?) {
+        let delay = policy.delay(after: attempt, jitter: Double.random(in: -1...1))
+        retryAt[id] = clock.now + .milliseconds(Int64(delay * 1000))
+        transition(id, to: .queued) { record in
+            record.error = "attempt \(attempt) failed: \(error); retrying in \(Self.shortSeconds(delay)) s"
+            record.exit = exit
         }
+        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.pump() }
+    }
+
+    static func shortSeconds(_ seconds: Double) -> String {
+        seconds < 10 ? String(format: "%.1f", seconds) : String(Int(seconds.rounded()))
     }
 
     /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten.
@@ -231,12 +270,21 @@ extension JobDispatcher {
         for handler in subscribers.values { handler(sequenced) }
     }
 
+    /// The kinds clients may start: the built-in ones first, in their usual order, then the rest by name.
+    var offeredKinds: [JobKind] {
+        let offered = runners.keys.filter { $0 != .ticker || configuration.enableTicker }
+        return JobKind.builtIn.filter(offered.contains) + offered.filter { !JobKind.builtIn.contains($0) }.sorted()
+    }
+
     func makeSnapshot() -> Snapshot {
         var limits: JSONObject = [:]
         var kinds: JSONObject = [:]
-        for kind in JobKind.allCases where runners[kind] != nil && (kind != .ticker || configuration.enableTicker) {
+        for kind in offeredKinds {
             let limit = configuration.limit(for: kind)
-            kinds[kind.rawValue] = ["maxConcurrent": .int(Int64(limit.maxConcurrent)), "refuseWhenBusy": .bool(limit.refuseWhenBusy)]
+            var entry = runners[kind]?.catalogEntry ?? [:]
+            entry["maxConcurrent"] = .int(Int64(limit.maxConcurrent))
+            entry["refuseWhenBusy"] = .bool(limit.refuseWhenBusy)
+            kinds[kind.rawValue] = .object(entry)
         }
         limits["kinds"] = .object(kinds)
         limits["workers"] = .int(Int64(configuration.workers))

@@ -69,6 +69,15 @@ extension JobDispatcher: JobEventSink {
         }
     }
 
+    func log(job: JobID, lines: [LogLine], skipped: Int) {
+        hops.enter()
+        queue.async { [self] in
+            defer { hops.leave() }
+            guard running[job] != nil else { return }
+            emit(.log(job: job, lines: lines, skipped: skipped))
+        }
+    }
+
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
         guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit else {
             uncoalescedInFlight.subtract(1, ordering: .relaxed)

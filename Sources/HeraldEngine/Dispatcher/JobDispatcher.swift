@@ -53,6 +53,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
     var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
+    /// When a retrying job may run again (monotonic); absent for every other job.
+    var retryAt: [JobID: ContinuousClock.Instant] = [:]
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
     struct RunningJob {

@@ -13,9 +13,19 @@ public protocol JobRunner: Sendable {
     /// A page of a finished job's results, for kinds whose results live outside the event stream
     /// (sort). Nil means "use the streamed result items". Thread: any.
     func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage?
+
+    /// What the snapshot tells clients about this kind besides its limits (a command kind's title
+    /// and declared params, from which the dashboard builds a start form); nil for nothing.
+    var catalogEntry: JSONObject? { get }
+
+    /// How a failed attempt is retried; nil: never (the job fails at once, and has no `attempt`).
+    var retryPolicy: RetryPolicy? { get }
 }
 
 extension JobRunner {
+    public var catalogEntry: JSONObject? { nil }
+    public var retryPolicy: RetryPolicy? { nil }
+
     public func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage? {
         nil
     }

@@ -8,4 +8,7 @@ public enum EngineEvent: Sendable, Hashable {
     case results(job: JobID, items: [JSONValue])
     /// The news feed gained items: the new revision and the new items, newest first.
     case news(revision: Int64, items: [NewsItem])
+    /// A batch of a command job's output lines; `skipped` lines came too fast to stream (they are
+    /// counted, not sent).
+    case log(job: JobID, lines: [LogLine], skipped: Int)
 }

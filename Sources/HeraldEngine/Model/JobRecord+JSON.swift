@@ -15,6 +15,8 @@ extension JobRecord {
         if let finishedAt { object["finishedAt"] = .int(finishedAt) }
         if let error { object["error"] = .string(error) }
         if let summary { object["summary"] = .object(summary) }
+        if let exit { object["exit"] = .object(exit) }
+        if let attempt { object["attempt"] = .int(Int64(attempt)) }
         return .object(object)
     }
 
@@ -34,6 +36,8 @@ extension JobRecord {
             state: state, progress: progress, createdAt: createdAt, startedAt: object["startedAt"]?.intValue,
             finishedAt: object["finishedAt"]?.intValue, error: object["error"]?.stringValue,
             summary: object["summary"]?.objectValue)
+        self.exit = object["exit"]?.objectValue
+        self.attempt = object["attempt"]?.intValue.map { Int($0) }
     }
 }
 

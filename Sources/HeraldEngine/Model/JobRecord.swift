@@ -14,6 +14,10 @@ public struct JobRecord: Sendable, Hashable {
     public internal(set) var finishedAt: Int64?
     public internal(set) var error: String?
     public internal(set) var summary: JSONObject?
+    /// How a command job's program ended: `{"code": N}` or `{"signal": "KILL"}`.
+    public internal(set) var exit: JSONObject?
+    /// Which attempt runs (or ran last): 1, 2, …; nil for kinds that are never retried.
+    public internal(set) var attempt: Int?
 
     public init(
         id: JobID, kind: JobKind, params: JSONObject, after: [JobID] = [], requestId: String? = nil,

@@ -5,6 +5,7 @@
 ///
 ///     queued ──▶ waiting ──▶ queued            (dependencies still running, then all succeeded)
 ///     queued ──▶ running ──▶ succeeded | failed | cancelled
+///     running ──▶ queued                       (a failed attempt with attempts left: retried later)
 ///     queued | waiting ──▶ cancelled
 ///     queued | waiting | running ──▶ interrupted   (only when history is reloaded after a crash)
 public enum JobState: String, Sendable, CaseIterable, Hashable {
@@ -21,7 +22,7 @@ public enum JobState: String, Sendable, CaseIterable, Hashable {
         switch (self, next) {
         case (.queued, .waiting), (.queued, .running), (.queued, .cancelled),
             (.waiting, .queued), (.waiting, .cancelled),
-            (.running, .succeeded), (.running, .failed), (.running, .cancelled),
+            (.running, .succeeded), (.running, .failed), (.running, .cancelled), (.running, .queued),
             (.queued, .interrupted), (.waiting, .interrupted), (.running, .interrupted):
             return true
         default:

@@ -14,6 +14,9 @@ public enum WireEncoder {
             object = ["type": "results", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "items": .array(items)]
         case .news(let revision, let items):
             object = ["type": "news", "seq": .int(seq), "ts": .int(ts), "revision": .int(revision), "items": .array(items.map(\.json))]
+        case .log(let job, let lines, let skipped):
+            object = ["type": "log", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "lines": .array(lines.map(\.json))]
+            if skipped > 0 { object["skipped"] = .int(Int64(skipped)) }
         }
         return JSONWriter.encode(.object(object))
     }

@@ -74,6 +74,7 @@ public struct ServerMetrics: Sendable {
             })
         metric("herald_jobs_running", "gauge", "Jobs running now.", [("", "\(engine.jobsRunning)")])
         metric("herald_progress_events_total", "counter", "Progress events emitted.", [("", "\(engine.progressEvents)")])
+        metric("herald_job_retries_total", "counter", "Failed attempts that were retried.", [("", "\(engine.retries)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
         metric(
             "herald_job_duration_seconds", "histogram", "How long jobs ran.",

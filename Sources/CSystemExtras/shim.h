@@ -1,0 +1,25 @@
+// What Swift's Glibc module does not import: GNU extensions of glibc that Herald needs to start a
+// job's program in its own session and folder, without a shell and without leaking descriptors.
+// Only declarations of functions glibc already exports, and one constant; no C library beyond glibc.
+#ifndef HERALD_SYSTEM_EXTRAS_H
+#define HERALD_SYSTEM_EXTRAS_H
+
+#include <spawn.h>
+
+// glibc 2.29+: posix_spawn changes to this folder in the child. Declared here because <spawn.h>
+// declares it only under _GNU_SOURCE, which the Glibc module is not built with.
+int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *__restrict actions, const char *__restrict path);
+
+// glibc 2.34+: the child closes every descriptor from `from` up, so no socket of the server's leaks
+// into a job's program (a leaked listening socket would outlive the server). GNU-only, as above.
+int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+
+// pipe2 with O_CLOEXEC: a pipe no other thread's spawn can inherit between creation and fcntl.
+// <unistd.h> declares it only under _GNU_SOURCE.
+int pipe2(int pipefd[2], int flags);
+
+// glibc 2.26+: POSIX_SPAWN_SETSID (0x80 in <spawn.h>, also GNU-only): the child calls setsid(), so
+// it leads a new session and process group, and a cancel can signal the whole group.
+static inline short herald_posix_spawn_setsid(void) { return 0x80; }
+
+#endif

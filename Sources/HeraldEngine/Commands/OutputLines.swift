@@ -1,0 +1,55 @@
+/// Splits a program's output into lines as bytes arrive: a line ends at `\n` or `\r` (progress bars
+/// redraw with `\r`), `\r\n` counts once. A line longer than `maxBytes` is cut there and marked with
+/// `…`; the rest of it, up to its end, is dropped. Invalid UTF-8 is replaced, never trusted.
+/// A plain value; one reader.
+struct OutputLines {
+    let maxBytes: Int
+    private var pending: [UInt8] = []
+    private var overlong = false
+    private var lastWasCarriageReturn = false
+
+    init(maxBytes: Int = 4096) {
+        self.maxBytes = maxBytes
+    }
+
+    /// Feeds bytes; returns the lines they completed.
+    mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [String] {
+        var lines: [String] = []
+        for byte in bytes {
+            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                if byte == UInt8(ascii: "\n"), lastWasCarriageReturn, pending.isEmpty, !overlong {
+                    lastWasCarriageReturn = false
+                    continue
+                }
+                lastWasCarriageReturn = byte == UInt8(ascii: "\r")
+                lines.append(take())
+                continue
+            }
+            lastWasCarriageReturn = false
+            if pending.count < maxBytes {
+                pending.append(byte)
+            } else {
+                overlong = true
+            }
+        }
+        return lines
+    }
+
+    /// The unterminated last line, when the stream ended (nil when there is none).
+    mutating func finish() -> String? {
+        pending.isEmpty && !overlong ? nil : take()
+    }
+
+    private mutating func take() -> String {
+        // Cut at a character boundary: drop a partial UTF-8 sequence at the end of a cut line.
+        var bytes = pending
+        if overlong {
+            while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
+            if let last = bytes.last, last & 0xC0 == 0xC0 { bytes.removeLast() }
+        }
+        let text = String(decoding: bytes, as: UTF8.self) + (overlong ? "…" : "")
+        pending.removeAll(keepingCapacity: true)
+        overlong = false
+        return text
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+import HeraldEngine
+
+/// `herald jobs check FILE`: reads a jobs file as `herald serve --jobs FILE` would, without serving.
+/// Exit 0 with a line per kind when it is usable; 2 with the one line `serve` would stop with.
+enum JobsCommand {
+    static func run(_ argv: [String]) -> Int32 {
+        guard argv.count == 2, argv[0] == "check" else {
+            if argv.first == "--help" || argv.first == "-h" {
+                print(Help.jobs)
+                return 0
+            }
+            FileHandle.standardError.write(Data("herald: usage: herald jobs check FILE\n".utf8))
+            return 2
+        }
+        do {
+            let kinds = try JobsFile.load(path: argv[1])
+            print("\(argv[1]): \(kinds.count) kind\(kinds.count == 1 ? "" : "s"), all usable")
+            for kind in kinds {
+                let params = kind.params.map(\.name).joined(separator: ", ")
+                let runs = kind.command.map { "runs \($0[0])" } ?? "runs on workers only"
+                print("  \(kind.name): \(kind.title); params: \(params.isEmpty ? "none" : params); \(runs)")
+            }
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
+            return 2
+        }
+    }
+}
