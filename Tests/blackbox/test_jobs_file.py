@@ -79,6 +79,14 @@ echo '{"result": {"greeted": "'"$1"'"}}'
     assert done["state"] == "succeeded", done
     assert done["summary"] == {"greeted": "x; rm -rf /"}, "the value was one argument, no shell"
     assert done["exit"] == {"code": 0}
+    status, log = herald.json("GET", f"/api/jobs/{job['id']}/log?offset=0&limit=10")
+    assert status == 200 and log["total"] == 1 and log["lines"] == [{"stream": "stdout", "text": "hello from x; rm -rf /"}], log
+    status, refused = herald.json("GET", f"/api/jobs/{job['id']}/log?limit=0")
+    assert status == 400 and refused["message"].startswith("limit:")
+    status, search = herald.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})
+    wait_for(lambda: herald.json("GET", f"/api/jobs/{search['id']}")[1]["state"] == "succeeded", what="the search")
+    status, none = herald.json("GET", f"/api/jobs/{search['id']}/log")
+    assert status == 404 and "keeps no log" in none["message"]
 
     status, job = herald.json("POST", "/api/jobs", {"kind": "broken"})
     done = wait_for(lambda: (lambda j: j if j["state"] in ("succeeded", "failed") else None)(

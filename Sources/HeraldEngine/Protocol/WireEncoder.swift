@@ -60,7 +60,7 @@ public enum WireEncoder {
         object["job"] = .string(job.rawValue)
         object["offset"] = .int(Int64(page.offset))
         object["total"] = .int(Int64(page.total))
-        object["values"] = .array(page.values)
+        object[page.isLog ? "lines" : "values"] = .array(page.values)
         return JSONWriter.encode(.object(object))
     }
 
