@@ -10,6 +10,8 @@ public final class LogKeeper: Sendable {
         var lines: [LogLine] = []
         /// Index in `lines` of the oldest line once the ring is full.
         var start = 0
+        /// Lines that fell off the front: the oldest kept line is line `dropped` of the whole output.
+        var dropped = 0
     }
 
     public init(capacity: Int = 10_000) {
@@ -18,9 +20,10 @@ public final class LogKeeper: Sendable {
         self.ring = Protected(Ring())
     }
 
-    /// Keeps `lines` from a file written earlier.
-    public convenience init(lines: [LogLine], capacity: Int = 10_000) {
+    /// Keeps `lines` from a file written earlier; the first of them was line `first` of the output.
+    public convenience init(lines: [LogLine], first: Int = 0, capacity: Int = 10_000) {
         self.init(capacity: capacity)
+        ring.withLock { $0.dropped = first }
         for line in lines.suffix(capacity) { append(line) }
     }
 
@@ -31,22 +34,28 @@ public final class LogKeeper: Sendable {
             } else {
                 ring.lines[ring.start] = line
                 ring.start = (ring.start + 1) % capacity
+                ring.dropped += 1
             }
         }
     }
 
     public var count: Int { ring.withLock { $0.lines.count } }
 
-    /// Up to `limit` lines from `offset` (0 is the oldest kept line), and how many are kept.
-    public func page(offset: Int, limit: Int) -> (total: Int, lines: [LogLine]) {
+    /// Up to `limit` lines from `offset` (0 is the oldest kept line), how many are kept, and which line
+    /// of the whole output the oldest kept one is (`first`: a follower that remembers absolute line
+    /// numbers is not fooled when old lines fall off).
+    public func page(offset: Int, limit: Int) -> (first: Int, total: Int, lines: [LogLine]) {
         ring.withLock { ring in
             let total = ring.lines.count
-            guard offset < total else { return (total, []) }
+            guard offset < total else { return (ring.dropped, total, []) }
             let end = min(total, offset + limit)
-            return (total, (offset..<end).map { ring.lines[(ring.start + $0) % total] })
+            return (ring.dropped, total, (offset..<end).map { ring.lines[(ring.start + $0) % total] })
         }
     }
 
-    /// Every kept line, oldest first.
-    public func all() -> [LogLine] { page(offset: 0, limit: capacity).lines }
+    /// Every kept line, oldest first, and the number of the first.
+    public func all() -> (first: Int, lines: [LogLine]) {
+        let page = page(offset: 0, limit: capacity)
+        return (page.first, page.lines)
+    }
 }

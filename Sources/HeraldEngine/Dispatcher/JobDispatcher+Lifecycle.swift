@@ -99,7 +99,8 @@ extension JobDispatcher {
             unwrittenLogs[id] = kept
             let files = logFiles
             DispatchQueue.global(qos: .utility).async { [self] in
-                files.write(id, kept.all())
+                let (first, lines) = kept.all()
+                files.write(id, lines, first: first)
                 queue.async { self.unwrittenLogs[id] = nil }
             }
         }
@@ -238,7 +239,8 @@ extension JobDispatcher {
         unwrittenLogs[id] = kept
         let files = logFiles
         DispatchQueue.global(qos: .utility).async { [self] in
-            files.write(id, kept.all())
+            let (first, lines) = kept.all()
+            files.write(id, lines, first: first)
             queue.async { self.unwrittenLogs[id] = nil }
         }
     }

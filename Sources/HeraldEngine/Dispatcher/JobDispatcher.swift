@@ -238,7 +238,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
                 }
                 let logs = logFiles
                 return DispatchQueue.global(qos: .userInitiated).async {
-                    reply(.success(Self.logPage(LogKeeper(lines: logs.read(record.id)), offset: offset, limit: limit)))
+                    let (first, lines) = logs.read(record.id)
+                    reply(.success(Self.logPage(LogKeeper(lines: lines, first: first), offset: offset, limit: limit)))
                 }
             }
             DispatchQueue.global(qos: .userInitiated).async {
@@ -256,8 +257,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     }
 
     static func logPage(_ kept: LogKeeper, offset: Int, limit: Int) -> ResultPage {
-        let (total, lines) = kept.page(offset: offset, limit: limit)
-        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true)
+        let (first, total, lines) = kept.page(offset: offset, limit: limit)
+        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true, first: first)
     }
 
     /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, waits

@@ -61,6 +61,7 @@ public enum WireEncoder {
         object["offset"] = .int(Int64(page.offset))
         object["total"] = .int(Int64(page.total))
         object[page.isLog ? "lines" : "values"] = .array(page.values)
+        if page.isLog { object["first"] = .int(Int64(page.first)) }
         return JSONWriter.encode(.object(object))
     }
 

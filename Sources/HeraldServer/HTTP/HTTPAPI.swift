@@ -124,7 +124,8 @@ struct HTTPAPI {
                     return .error(EngineError(.notFound, "job \(job) keeps no log (only jobs of kinds from a jobs file do)"))
                 }
                 return .json([
-                    "job": .string(job), "offset": .int(Int64(page.offset)), "total": .int(Int64(page.total)), "lines": .array(page.values),
+                    "job": .string(job), "offset": .int(Int64(page.offset)), "total": .int(Int64(page.total)),
+                    "first": .int(Int64(page.first)), "lines": .array(page.values),
                 ])
             }.orError
         case (.results(let job), .page(let result)):

@@ -272,6 +272,7 @@ final class CommandLogTests: XCTestCase {
         let first = try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 2).get()
         XCTAssertTrue(first.isLog)
         XCTAssertEqual(first.total, 10_000, "the last 10,000 lines")
+        XCTAssertEqual(first.first, 2001, "12,001 lines written: the kept ones start at line 2,001 (from 0)")
         XCTAssertEqual(first.values, [["stream": "stdout", "text": "2002"], ["stream": "stdout", "text": "2003"]])
         let last = try fixture.dispatcher.page(job: job.id.rawValue, offset: 9_999, limit: 10).get()
         XCTAssertEqual(last.values, [["stream": "stderr", "text": "the end"]])
@@ -279,10 +280,9 @@ final class CommandLogTests: XCTestCase {
         let file = fixture.data.appendingPathComponent("logs/\(job.id.rawValue).jsonl")
         XCTAssertTrue(fixture.recorder.waitFor("the log file is written") { _ in FileManager.default.fileExists(atPath: file.path) })
         XCTAssertTrue(
-            fixture.recorder.waitFor("pages come from the file") { _ in
-                (try? fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 1).get().values) == [
-                    ["stream": "stdout", "text": "2002"]
-                ]
+            fixture.recorder.waitFor("pages come from the file, which remembers the first line's number") { _ in
+                let page = try? fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 1).get()
+                return page?.values == [["stream": "stdout", "text": "2002"]] && page?.first == 2001
             })
     }
 
