@@ -27,8 +27,8 @@ public final class HeraldApp: Sendable {
 
     /// The settings most programs change; every other one is `ServerConfiguration`'s and
     /// `EngineConfiguration`'s default. `port` 0 picks a free port (`start` returns it); the data
-    /// folder (history) is made if missing; without `publicDirectory` the server answers `/` with a
-    /// short page instead of the dashboard. `version` is what `/healthz` reports. Thread: any.
+    /// folder (history) is made if missing; without `publicDirectory` there is no dashboard (`/` answers
+    /// 404 with a line saying so). `version` is what `/healthz` reports. Thread: any.
     public convenience init(
         runners: [any JobRunner], host: String = "127.0.0.1", port: Int = 8080,
         dataDirectory: URL = URL(fileURLWithPath: ".herald"), publicDirectory: URL? = nil,
