@@ -12,6 +12,19 @@ final class EventLogTests: XCTestCase {
         return log
     }
 
+    func testLargeEventsAreBoundedByBytes() {
+        let size = event(10).json.count  // the largest of the ten (more digits)
+        var log = EventLog(capacity: 100, maxBytes: size * 3)
+        for seq in Int64(1)...10 { log.append(event(seq)) }
+        XCTAssertEqual(log.count, 3, "at most three events' bytes")
+        XCTAssertLessThanOrEqual(log.bytes, size * 3)
+        XCTAssertEqual(log.events(after: 7, currentSeq: 10)?.map(\.seq), [8, 9, 10])
+        XCTAssertNil(log.events(after: 5, currentSeq: 10), "older ones are gone: a snapshot instead")
+        var tiny = EventLog(capacity: 10, maxBytes: 1)
+        tiny.append(event(1))
+        XCTAssertEqual(tiny.newestSeq, 1, "the newest event always stays")
+    }
+
     func testEmptyLog() {
         let log = EventLog(capacity: 4)
         XCTAssertEqual(log.count, 0)

@@ -12,25 +12,29 @@ struct OutputLines {
         self.maxBytes = maxBytes
     }
 
-    /// Feeds bytes; returns the lines they completed.
+    /// Feeds bytes; returns the lines they completed. Scans for the next line end and copies runs
+    /// of bytes at once: a program that floods its output is read at memory speed.
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [String] {
         var lines: [String] = []
-        for byte in bytes {
-            if byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                if byte == UInt8(ascii: "\n"), lastWasCarriageReturn, pending.isEmpty, !overlong {
-                    lastWasCarriageReturn = false
-                    continue
-                }
+        var index = 0
+        while index < bytes.count {
+            var end = index
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\n"), bytes[end] != UInt8(ascii: "\r") { end += 1 }
+            if end > index {
+                lastWasCarriageReturn = false
+                let room = maxBytes - pending.count
+                if room > 0 { pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[index..<min(end, index + room)])) }
+                if end - index > room { overlong = true }
+            }
+            guard end < bytes.count else { break }
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\n"), lastWasCarriageReturn, pending.isEmpty, !overlong {
+                lastWasCarriageReturn = false  // the \n of a \r\n
+            } else {
                 lastWasCarriageReturn = byte == UInt8(ascii: "\r")
                 lines.append(take())
-                continue
             }
-            lastWasCarriageReturn = false
-            if pending.count < maxBytes {
-                pending.append(byte)
-            } else {
-                overlong = true
-            }
+            index = end + 1
         }
         return lines
     }

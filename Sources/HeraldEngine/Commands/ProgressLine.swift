@@ -17,13 +17,15 @@ enum ProgressLine: Equatable {
 
     static func parse(_ line: String, protocolAllowed: Bool = true) -> ProgressLine {
         if protocolAllowed, let parsed = protocolMessage(line) { return parsed }
+        // Most log lines hold no percent sign: skip the scan for them.
+        guard line.utf8.contains(UInt8(ascii: "%")) else { return .log(percent: nil) }
         return .log(percent: percentage(in: line))
     }
 
     /// A JSON object line with one of the protocol's keys; nil otherwise.
     private static func protocolMessage(_ line: String) -> ProgressLine? {
         let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        guard trimmed.first == "{", let value = try? JSONParser.parse(Array(trimmed.utf8), maxDepth: 16),
+        guard trimmed.utf8.first == UInt8(ascii: "{"), let value = try? JSONParser.parse(Array(trimmed.utf8), maxDepth: 16),
             let object = value.objectValue
         else { return nil }
         let message = object["message"]?.stringValue

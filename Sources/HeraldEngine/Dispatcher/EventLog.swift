@@ -1,26 +1,36 @@
-/// The last `capacity` events, to answer "what came after seq N in epoch E" for a client that
-/// reconnects. A ring buffer: memory stays bounded however long the server runs.
+/// The last `capacity` events, and at most `maxBytes` of their encodings, to answer "what came after
+/// seq N in epoch E" for a client that reconnects. A ring buffer: memory stays bounded however long
+/// the server runs, and however large the events are (a command job's `log` events can be big).
 /// A plain value owned by the dispatcher queue.
 public struct EventLog: Sendable {
     public let capacity: Int
+    public let maxBytes: Int
     private var ring: [SequencedEvent?]
     private var start = 0
     public private(set) var count = 0
+    public private(set) var bytes = 0
 
-    public init(capacity: Int) {
+    public init(capacity: Int, maxBytes: Int = 64 << 20) {
         precondition(capacity > 0, "the event log needs room for at least one event")
         self.capacity = capacity
+        self.maxBytes = maxBytes
         self.ring = Array(repeating: nil, count: capacity)
     }
 
     public mutating func append(_ event: SequencedEvent) {
-        if count < capacity {
-            ring[(start + count) % capacity] = event
-            count += 1
-        } else {
-            ring[start] = event
-            start = (start + 1) % capacity
-        }
+        if count == capacity { dropOldest() }
+        ring[(start + count) % capacity] = event
+        count += 1
+        bytes += event.json.count
+        // Over the byte bound, older events go (the newest always stays).
+        while bytes > maxBytes, count > 1 { dropOldest() }
+    }
+
+    private mutating func dropOldest() {
+        bytes -= ring[start]?.json.count ?? 0
+        ring[start] = nil
+        start = (start + 1) % capacity
+        count -= 1
     }
 
     public var oldestSeq: Int64? { count == 0 ? nil : ring[start]?.seq }
