@@ -240,7 +240,7 @@
   // Derived from the server's state, so every open tab agrees on what can be started.
   function updateControls() {
     const live = ui.status.state === 'live';
-    const searchBusy = store.anyActive('search');
+    const searchBusy = store.isBusy('search');
     const searchStart = $('search-start');
     searchStart.disabled = !live || searchBusy || ui.searchRequest !== null || ui.searchAwaitJob !== null;
     searchStart.dataset.busy = String(searchBusy);
