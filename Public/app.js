@@ -16,6 +16,7 @@
   const matchesView = new Herald.render.MatchesView(store);
   const newsView = new Herald.render.NewsView();
   const sortView = new Herald.render.SortView();
+  const kindForms = new Herald.KindForms(startKind);
 
   const ui = {
     status: { state: 'connecting', retryAt: null },
@@ -208,6 +209,8 @@
         ui.searchAwaitJob = null;
         if (fmt.isNumber(store.limits.maxSortCount)) $('sort-count').max = String(store.limits.maxSortCount);
         signIn.setRequired(store.limits.authRequired === true);
+        kindForms.setKinds(store.limits);
+        kindForms.reset();
         jobsView.rebuild();
         matchesView.update();
         onNewsReset();
@@ -215,6 +218,7 @@
         break;
       case 'job':
         jobsView.upsert(detail.job);
+        kindForms.sawJob(detail.job);
         if (detail.job.kind === 'search') {
           if (ui.searchAwaitJob === detail.job.id) ui.searchAwaitJob = null;
           matchesView.update();
@@ -254,6 +258,22 @@
     const fetchButton = $('news-fetch');
     fetchButton.disabled = !live || ui.fetchRequest !== null || fetchActive;
     setText(fetchButton, fetchActive ? 'Fetching…' : 'Fetch now');
+    kindForms.update(live, (kind) => store.isBusy(kind));
+  }
+
+  // ---- kinds from a jobs file (forms.js builds their forms) ----------------------------------------
+
+  function startKind(form, params) {
+    if (!connection.isOpen()) {
+      form.answered({ type: 'error', code: 'disconnected', message: '' }, () => true);
+      return;
+    }
+    form.start.disabled = true; // at once, before any reply
+    form.request = request({ type: 'start', kind: form.kind, params }, (reply) => {
+      form.answered(reply, (job) => store.jobs.has(job));
+      updateControls();
+    });
+    updateControls();
   }
 
   // ---- search --------------------------------------------------------------------------------------
