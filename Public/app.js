@@ -12,11 +12,21 @@
   const REPLY_TIMEOUT_MS = 20000;
 
   const store = new Herald.Store();
-  const jobsView = new Herald.render.JobsView(store, cancelJob);
+  const jobsView = new Herald.render.JobsView(store, cancelJob, (row, job) => logView.decorateRow(row, job));
   const matchesView = new Herald.render.MatchesView(store);
   const newsView = new Herald.render.NewsView();
   const sortView = new Herald.render.SortView();
   const kindForms = new Herald.KindForms(startKind);
+  const logBook = new Herald.LogBook();
+  const logView = new Herald.LogView(store, logBook, {
+    requestPage: (job, offset, limit, onReply) => request({ type: 'page', job, offset, limit }, onReply),
+    isCommandKind: (kind) => (store.kindInfo(kind) || {}).command === true,
+    kindTitle: (kind) => {
+      const info = store.kindInfo(kind);
+      return info && typeof info.title === 'string' && info.title ? info.title : null;
+    },
+  });
+  logBook.onChange((job) => logView.linesArrived(job));
 
   const ui = {
     status: { state: 'connecting', retryAt: null },
@@ -191,6 +201,7 @@
     const outcome = store.applyEvent(message);
     if (outcome === 'applied') {
       ui.resumeAsked = false;
+      if (message.type === 'log') logBook.applyEvent(message);
     } else if (outcome === 'gap' && !ui.resumeAsked) {
       // Cannot happen on one connection, per the protocol; if it does, ask for what is missing.
       const point = store.resumePoint();
@@ -211,14 +222,18 @@
         signIn.setRequired(store.limits.authRequired === true);
         kindForms.setKinds(store.limits);
         kindForms.reset();
+        logBook.clear();
         jobsView.rebuild();
+        logView.reset();
         matchesView.update();
         onNewsReset();
         loadMissingResults();
         break;
       case 'job':
+        if (detail.created && (store.kindInfo(detail.job.kind) || {}).command === true) logBook.sawCreated(detail.job.id);
         jobsView.upsert(detail.job);
         kindForms.sawJob(detail.job);
+        logView.jobChanged(detail.job);
         if (detail.job.kind === 'search') {
           if (ui.searchAwaitJob === detail.job.id) ui.searchAwaitJob = null;
           matchesView.update();
@@ -580,5 +595,5 @@
   connection.start();
 
   // For tests and the curious: read-only views of the state.
-  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui });
+  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui, logBook });
 })();
