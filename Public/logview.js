@@ -111,7 +111,7 @@
       this.draw();
       this.redecorate();
       const buffer = this.logBook.get(jobId);
-      if (buffer.start === null && buffer.lines.length === 0) this.loadOlder(3); // a tab that was not watching
+      if (buffer.start === null) this.loadOlder(3); // a tab that did not see the job start: the lines before ours
       this.section.scrollIntoView({ block: 'nearest' });
     }
 
