@@ -279,3 +279,66 @@ def test_a_log_opened_late_pages_back_through_older_lines(jobs_server, browser):
     page.wait(lambda d: not page.by_id("log-older").is_enabled())
     assert page.by_id("log-older").text == "No older lines"
     assert_no_console_errors(page)
+
+
+def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser):
+    """The client's log buffer in isolation (a fresh Herald.LogBook in the page): page replies, as the protocol
+    describes them, put older lines in front of the streamed ones without a gap or a duplicate."""
+    page = Dashboard(browser(), jobs_server.url).open()
+    result = page.js(
+        """
+        const lines = (from, to) => Array.from({ length: to - from }, (_, i) => ({ stream: (from + i) % 3 ? 'stdout' : 'stderr', text: 'line ' + (from + i) }));
+        const book = new Herald.LogBook();
+        // A tab that opened late: it streamed lines 1000..1049 of a job whose log holds 1050 lines by now.
+        book.applyEvent({ type: 'log', job: 'j-late', lines: lines(1000, 1050) });
+        const buffer = book.get('j-late');
+        const steps = [];
+        let range = buffer.olderRange(200);
+        steps.push(range);
+        // The first ask cannot know where it is: the reply's total tells; 0..199 do not adjoin 1000.
+        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1050));
+        range = buffer.olderRange(200);
+        steps.push(range);
+        // More lines streamed meanwhile: the reply counts them in its total.
+        book.applyEvent({ type: 'log', job: 'j-late', lines: lines(1050, 1060) });
+        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1060));
+        range = buffer.olderRange(200);
+        steps.push(range);
+        const texts = buffer.lines.map((l) => l.text);
+        // A job seen from its start has nothing older to ask for.
+        book.sawCreated('j-new');
+        book.applyEvent({ type: 'log', job: 'j-new', lines: lines(0, 5), skipped: 7 });
+        const fresh = book.get('j-new');
+        return { steps, first: texts[0], last: texts[texts.length - 1], count: texts.length,
+                 contiguous: texts.every((t, i) => t === 'line ' + (800 + i)), streams: buffer.lines.slice(0, 3).map((l) => l.stream),
+                 freshRange: fresh.olderRange(200), freshLines: fresh.lines.map((l) => l.stream) };
+        """
+    )
+    assert result["steps"] == [{"offset": 0, "limit": 200}, "calibrated", {"offset": 800, "limit": 200}, "prepended",
+                               {"offset": 600, "limit": 200}]
+    assert (result["first"], result["last"], result["count"]) == ("line 800", "line 1059", 260)
+    assert result["contiguous"] and result["streams"] == ["stdout", "stderr", "stdout"]  # line 801 is a stderr line
+    assert result["freshRange"] is None
+    assert result["freshLines"] == ["stderr", "stdout", "stdout", "stderr", "stdout", "note"], "a note says lines were skipped"
+    assert_no_console_errors(page)
+
+
+def test_forms_and_log_fit_a_375_pixel_window(jobs_server, browser):
+    driver = browser()
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+    page = Dashboard(driver, jobs_server.url).open()
+    page.wait(lambda d: page.by_id("kinds-section").is_displayed())
+    job = page.start_kind("chatter", {"lines": 3, "label": "averyveryverylonglabelx"[:20]})
+    page.open_log(job)
+    page.wait(lambda d: len(page.log_lines()) == 6)
+    jobs_server.chatter_release()
+    page.wait(lambda d: page.by_id("log-exit").get_attribute("data-code") == "0")
+    widths = page.js("return [document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert widths[0] <= widths[1], f"horizontal scroll at 375 px: {widths}"
+    too_wide = page.js(
+        """return Array.from(document.querySelectorAll('#kinds-section *, #log-section *'))
+             .filter((el) => el.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
+             .map((el) => el.tagName + '#' + el.id + '.' + el.className).slice(0, 10);"""
+    )
+    assert too_wide == [], too_wide
+    assert_no_console_errors(page)
