@@ -8,6 +8,7 @@ enum Help {
           herald watch [URL]              live progress bars for every job, in the terminal
           herald start KIND [options] [URL]   start a job; --wait follows it to the end
           herald cancel ID [URL]          cancel a job
+          herald logs ID [--follow] [URL] print a job's output (jobs of your own kinds); --follow to its end
           herald jobs check FILE          check a jobs file (your own job kinds) without serving
           herald --version
 
@@ -53,6 +54,17 @@ enum Help {
           --help                   this text
 
         The first line printed is the dashboard's URL. SIGINT or SIGTERM stops gracefully (exit 0).
+        """
+
+    static let logs = """
+        Usage: herald logs ID [--follow] [--token TOKEN] [--ca FILE] [URL]
+
+        Prints the kept log of a job of your own kinds (the last 10,000 lines): stdout lines to stdout,
+        stderr lines to stderr.
+          --follow    go on printing new lines until the job ends; then exit 0 when it succeeded,
+                      1 when it failed, 3 when it was cancelled or interrupted
+          URL         the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
+        Exit code 2: bad usage, no connection, no such job, or a job that keeps no log.
         """
 
     static let jobs = """

@@ -37,7 +37,8 @@ final class JobRecordTests: XCTestCase {
 
     func testUnreadableJobsAreRejected() throws {
         let good = try XCTUnwrap(JobRecord(id: JobID("j-x"), kind: .fetch, params: [:], createdAt: 5).json.objectValue)
-        var badKind = good; badKind["kind"] = "mine"
+        // Kinds are open (a jobs file adds its own), but a kind must be a name.
+        var badKind = good; badKind["kind"] = ""
         var badState = good; badState["state"] = "paused"
         var badID = good; badID["id"] = "../../etc"
         var emptyID = good; emptyID["id"] = ""
@@ -52,6 +53,9 @@ final class JobRecordTests: XCTestCase {
         }
         XCTAssertNil(JobRecord(json: .array([])))
         XCTAssertNotNil(JobRecord(json: .object(good)))
+        var ownKind = good
+        ownKind["kind"] = "backup"
+        XCTAssertEqual(JobRecord(json: .object(ownKind))?.kind, "backup", "a job of a jobs-file kind reads back")
     }
 
     func testJobIDs() {

@@ -20,6 +20,9 @@ final class WireHelpersTests: XCTestCase {
         XCTAssertEqual(WebSocketURL("ws://localhost")?.port, 80)
         XCTAssertEqual(WebSocketURL("ws://localhost:81")?.path, "/ws")
         XCTAssertEqual(WebSocketURL("http://127.0.0.1:8080"), WebSocketURL(host: "127.0.0.1", port: 8080, path: "/ws"))
+        XCTAssertEqual(
+            WebSocketURL("http://127.0.0.1:8080/")?.path, "/ws", "the dashboard URL `herald serve` prints is the server's address")
+        XCTAssertEqual(WebSocketURL("ws://127.0.0.1:8080/")?.path, "/", "a ws:// URL's path is taken as given")
         XCTAssertEqual(WebSocketURL("ws://localhost")?.isSecure, false)
         XCTAssertEqual(
             WebSocketURL("wss://example.com/ws?since=3"), WebSocketURL(host: "example.com", port: 443, path: "/ws?since=3", isSecure: true))

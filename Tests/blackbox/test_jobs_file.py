@@ -79,6 +79,14 @@ echo '{"result": {"greeted": "'"$1"'"}}'
     assert done["state"] == "succeeded", done
     assert done["summary"] == {"greeted": "x; rm -rf /"}, "the value was one argument, no shell"
     assert done["exit"] == {"code": 0}
+    status, log = herald.json("GET", f"/api/jobs/{job['id']}/log?offset=0&limit=10")
+    assert status == 200 and log["total"] == 1 and log["lines"] == [{"stream": "stdout", "text": "hello from x; rm -rf /"}], log
+    status, refused = herald.json("GET", f"/api/jobs/{job['id']}/log?limit=0")
+    assert status == 400 and refused["message"].startswith("limit:")
+    status, search = herald.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})
+    wait_for(lambda: herald.json("GET", f"/api/jobs/{search['id']}")[1]["state"] == "succeeded", what="the search")
+    status, none = herald.json("GET", f"/api/jobs/{search['id']}/log")
+    assert status == 404 and "keeps no log" in none["message"]
 
     status, job = herald.json("POST", "/api/jobs", {"kind": "broken"})
     done = wait_for(lambda: (lambda j: j if j["state"] in ("succeeded", "failed") else None)(
@@ -124,3 +132,23 @@ def test_the_documented_example_scripts_report_progress_logs_and_a_result(herald
     logged = [line["text"] for event in events if event.get("type") == "log" for line in event["lines"]]
     assert logged.count("working on item 3") == 2, "both scripts' log lines reached the viewer"
     assert all(line.get("stream") == "stdout" for event in events if event.get("type") == "log" for line in event["lines"])
+
+
+def test_herald_logs_prints_and_follows_a_jobs_output(herald_factory, tmp_path):
+    talker = script(tmp_path, "talker.sh", "echo one\necho 'careful' >&2\necho two\nsleep 1\necho three\n")
+    jobs = write_jobs(tmp_path, {"talk": {"command": [talker]}})
+    herald = herald_factory("--jobs", str(jobs))
+    status, job = herald.json("POST", "/api/jobs", {"kind": "talk"})
+    assert status == 202, job
+    followed = subprocess.run([str(herald_binary()), "logs", job["id"], "--follow", herald.url],
+                              capture_output=True, text=True, timeout=60)
+    assert followed.returncode == 0, followed.stderr
+    assert followed.stdout.splitlines() == ["one", "two", "three"], "stdout lines, in order, each once"
+    assert "careful" in followed.stderr.splitlines(), "stderr lines go to stderr"
+    again = subprocess.run([str(herald_binary()), "logs", job["id"], herald.url], capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0 and again.stdout.splitlines() == ["one", "two", "three"]
+    status, search = herald.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})
+    none = subprocess.run([str(herald_binary()), "logs", search["id"], herald.url], capture_output=True, text=True, timeout=60)
+    assert none.returncode == 2 and "keeps no log" in none.stderr
+    missing = subprocess.run([str(herald_binary()), "logs", "j-000000000000", herald.url], capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "not_found" in missing.stderr

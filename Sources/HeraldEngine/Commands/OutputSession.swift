@@ -54,8 +54,10 @@ struct OutputSession {
             guard source != .descriptor3 else { return }  // descriptor 3 carries the protocol only
             if let percent { context.progress.report(completed: Int64((percent * 1000).rounded()), total: 1000, message: message) }
             if source == .stderr, !line.isEmpty { lastStderrLine = line }
+            let logLine = LogLine(stream: source == .stderr ? .stderr : .stdout, text: line)
+            context.log.append(logLine)  // kept for paging, streamed or not
             if batch.count < CommandRunner.maxLinesPerBatch {
-                batch.append(LogLine(stream: source == .stderr ? .stderr : .stdout, text: line))
+                batch.append(logLine)
             } else {
                 skipped += 1
             }

@@ -9,13 +9,17 @@ public final class JobContext: Sendable {
     public let params: JSONObject
     public let environment: JobEnvironment
     public let progress: ProgressReporter
+    /// The job's last output lines, for paging (command jobs; empty for the others). Carried from
+    /// one attempt to the next.
+    public let log: LogKeeper
     /// Which attempt this run is: 1 for the first (and for kinds that are never retried).
     public let attempt: Int
     private let cancelled = Atomic<Bool>(false)
     private let sink: JobEventSink
     private let exitRecord = Protected<JSONObject?>(nil)
 
-    init(record: JobRecord, environment: JobEnvironment, progress: ProgressReporter, sink: JobEventSink) {
+    init(record: JobRecord, environment: JobEnvironment, progress: ProgressReporter, sink: JobEventSink, log: LogKeeper = LogKeeper()) {
+        self.log = log
         self.id = record.id
         self.attempt = record.attempt ?? 1
         self.kind = record.kind

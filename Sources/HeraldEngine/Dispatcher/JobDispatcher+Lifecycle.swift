@@ -94,6 +94,16 @@ extension JobDispatcher {
     @discardableResult
     func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
         retryAt.removeValue(forKey: id)
+        if let kept = retryLogs.removeValue(forKey: id) {
+            // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
+            unwrittenLogs[id] = kept
+            let files = logFiles
+            DispatchQueue.global(qos: .utility).async { [self] in
+                let (first, lines) = kept.all()
+                files.write(id, lines, first: first)
+                queue.async { self.unwrittenLogs[id] = nil }
+            }
+        }
         let record = transition(id, to: state) { record in
             record.error = reason
             record.finishedAt = Self.nowMillis()
@@ -152,7 +162,8 @@ extension JobDispatcher {
             guard let self else { return }
             self.queue.async { self.sampleProgress(of: id, final: false) }
         }
-        let context = JobContext(record: queued, environment: environment, progress: reporter, sink: self)
+        let context = JobContext(
+            record: queued, environment: environment, progress: reporter, sink: self, log: retryLogs.removeValue(forKey: id) ?? LogKeeper())
         running[id] = RunningJob(
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
             started: clock.now)
@@ -196,6 +207,8 @@ extension JobDispatcher {
         }
         let exit = job.context.recordedExit
         if state == .failed, let policy = runners[job.context.kind]?.retryPolicy, job.context.attempt <= policy.retries {
+            // The next attempt's lines go on in the same log.
+            if job.context.log.count > 0 { retryLogs[id] = job.context.log }
             retry(id, after: job.context.attempt, policy: policy, error: error ?? "failed", exit: exit)
             statistics.progressCoalesced += job.coalescer.heldBack
             statistics.retries += 1
@@ -203,6 +216,7 @@ extension JobDispatcher {
             if running.isEmpty { becameIdle() }
             return
         }
+        keepLog(of: job.context)
         transition(id, to: state) { record in
             record.finishedAt = Self.nowMillis()
             record.error = error
@@ -215,6 +229,20 @@ extension JobDispatcher {
         pump()
         forgetOldJobs()
         if running.isEmpty { becameIdle() }
+    }
+
+    /// An ended command job's log goes to its file, off the queue; pages read it from memory until then.
+    private func keepLog(of context: JobContext) {
+        guard context.log.count > 0 else { return }
+        let id = context.id
+        let kept = context.log
+        unwrittenLogs[id] = kept
+        let files = logFiles
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let (first, lines) = kept.all()
+            files.write(id, lines, first: first)
+            queue.async { self.unwrittenLogs[id] = nil }
+        }
     }
 
     /// No job runs any more: the progress timer stops and `shutdown` callers stop waiting.
@@ -249,6 +277,8 @@ extension JobDispatcher {
         guard excess > 0 else { return }
         let dropped = Set(finished.prefix(excess))
         order.removeAll { dropped.contains($0) }
+        let files = logFiles
+        DispatchQueue.global(qos: .utility).async { files.remove(dropped) }
         for id in dropped {
             jobs.removeValue(forKey: id)
             streamedResults.removeValue(forKey: id)

@@ -53,6 +53,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
     var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
+    /// Kept logs of command jobs waiting for a retry: the next attempt writes on. Confined to `queue`.
+    var retryLogs: [JobID: LogKeeper] = [:]
+    /// Kept logs of command jobs that ended and whose file is being written. Confined to `queue`.
+    var unwrittenLogs: [JobID: LogKeeper] = [:]
+    /// Where ended command jobs' logs live (the data folder's `logs/`). Thread: any.
+    let logFiles: LogFiles
     /// When a retrying job may run again (monotonic); absent for every other job.
     var retryAt: [JobID: ContinuousClock.Instant] = [:]
 
@@ -75,6 +81,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.news = NewsFeed(capacity: newsCapacity)
         self.log = EventLog(capacity: max(1, configuration.eventLogSize))
         self.startInstant = clock.now
+        self.logFiles = LogFiles(folder: environment.dataDirectory.appendingPathComponent("logs"))
         if let history {
             for record in history.load() {
                 jobs[record.id] = record
@@ -223,6 +230,18 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             let streamed = streamedResults[record.id] ?? []
             let runner = runners[record.kind]
             let environment = environment
+            if runner is CommandRunner {
+                // A command job pages its kept log: from memory while it runs or is being written,
+                // else from its file, read off the queue.
+                if let kept = running[record.id]?.context.log ?? retryLogs[record.id] ?? unwrittenLogs[record.id] {
+                    return reply(.success(Self.logPage(kept, offset: offset, limit: limit)))
+                }
+                let logs = logFiles
+                return DispatchQueue.global(qos: .userInitiated).async {
+                    let (first, lines) = logs.read(record.id)
+                    reply(.success(Self.logPage(LogKeeper(lines: lines, first: first), offset: offset, limit: limit)))
+                }
+            }
             DispatchQueue.global(qos: .userInitiated).async {
                 do throws(EngineError) {
                     if let runner, let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment) {
@@ -235,6 +254,11 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
                 reply(.success(ResultPage(offset: offset, total: streamed.count, values: slice)))
             }
         }
+    }
+
+    static func logPage(_ kept: LogKeeper, offset: Int, limit: Int) -> ResultPage {
+        let (first, total, lines) = kept.page(offset: offset, limit: limit)
+        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true, first: first)
     }
 
     /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, waits

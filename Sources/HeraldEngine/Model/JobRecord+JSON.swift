@@ -24,7 +24,7 @@ extension JobRecord {
     public init?(json: JSONValue) {
         guard let object = json.objectValue,
             let id = object["id"]?.stringValue, JobID.isWellFormed(id),
-            let kind = object["kind"]?.stringValue.flatMap(JobKind.init(rawValue:)),
+            let kind = object["kind"]?.stringValue.flatMap({ $0.isEmpty ? nil : JobKind($0) }),
             let state = object["state"]?.stringValue.flatMap(JobState.init(rawValue:)),
             let params = object["params"]?.objectValue,
             let createdAt = object["createdAt"]?.intValue

@@ -60,7 +60,8 @@ public enum WireEncoder {
         object["job"] = .string(job.rawValue)
         object["offset"] = .int(Int64(page.offset))
         object["total"] = .int(Int64(page.total))
-        object["values"] = .array(page.values)
+        object[page.isLog ? "lines" : "values"] = .array(page.values)
+        if page.isLog { object["first"] = .int(Int64(page.first)) }
         return JSONWriter.encode(.object(object))
     }
 

@@ -1,6 +1,7 @@
 /// A WebSocket URL taken apart for libwebsockets' client: `ws://host:port/path` or, over TLS,
 /// `wss://host:port/path`. A server's own address is accepted too: `http://` means `ws://` and
-/// `https://` means `wss://`. The port defaults to 80 (443 with TLS) and the path to `/ws`.
+/// `https://` means `wss://`. The port defaults to 80 (443 with TLS) and the path to `/ws` (also for
+/// a server address ending in `/`, as the first line of `herald serve` prints it).
 public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
@@ -35,7 +36,9 @@ public struct WebSocketURL: Sendable, Equatable, CustomStringConvertible {
             port = isSecure ? 443 : 80
         }
         guard !host.isEmpty else { return nil }
-        self.path = path.isEmpty ? "/ws" : String(path)
+        // The server's own address, as `herald serve` prints it (`http://host:port/`), means its stream.
+        let isServerAddress = scheme.prefix.hasPrefix("http") && path == "/"
+        self.path = path.isEmpty || isServerAddress ? "/ws" : String(path)
     }
 
     public var description: String { "\(isSecure ? "wss" : "ws")://\(host):\(port)\(path)" }

@@ -52,7 +52,9 @@ struct HTTPAPI {
             if let refusal = authorizer.refusal(forBearer: request.authorization) { return .respond(.error(refusal)) }
             return .ask(.cancel(path[1]), .cancel)
         case ("GET", 3, "jobs"?) where path[2] == "results":
-            return results(request, job: path[1])
+            return results(request, job: path[1], as: .results(job: path[1]))
+        case ("GET", 3, "jobs"?) where path[2] == "log":
+            return results(request, job: path[1], as: .log(job: path[1]))
         case (_, _, "news"?), (_, _, "jobs"?):
             return .respond(methodNotAllowed(request.method))
         default:
@@ -81,7 +83,8 @@ struct HTTPAPI {
         }
     }
 
-    private func results(_ request: HTTPRequest, job: String) -> Route {
+    /// A page of a job's results or (for a command job) its kept log: the same engine request.
+    private func results(_ request: HTTPRequest, job: String, as query: HTTPQuery) -> Route {
         func integer(_ name: String, default value: Int) -> Int? {
             guard let text = request.query[name] else { return value }
             return Int(text)
@@ -92,7 +95,7 @@ struct HTTPAPI {
         guard let limit = integer("limit", default: CommandDecoder.defaultPageLimit), (1...10_000).contains(limit) else {
             return .respond(.error(.badRequest(field: "limit", "must be an integer from 1 to 10000")))
         }
-        return .ask(.page(job: job, offset: offset, limit: limit), .results(job: job))
+        return .ask(.page(job: job, offset: offset, limit: limit), query)
     }
 
     /// Turns the engine's answer to a routed request into the response.
@@ -115,6 +118,16 @@ struct HTTPAPI {
             return result.map { .json($0.json) }.orError
         case (.start, .job(let result)), (.cancel, .job(let result)):
             return result.map { .json($0.json, status: 202) }.orError
+        case (.log(let job), .page(let result)):
+            return result.map { page in
+                guard page.isLog else {
+                    return .error(EngineError(.notFound, "job \(job) keeps no log (only jobs of kinds from a jobs file do)"))
+                }
+                return .json([
+                    "job": .string(job), "offset": .int(Int64(page.offset)), "total": .int(Int64(page.total)),
+                    "first": .int(Int64(page.first)), "lines": .array(page.values),
+                ])
+            }.orError
         case (.results(let job), .page(let result)):
             return result.map { page in
                 .json([

@@ -2,4 +2,5 @@
 public enum HTTPQuery: Sendable, Equatable {
     case healthz, metrics, news, jobs, job, start, cancel
     case results(job: String)
+    case log(job: String)
 }

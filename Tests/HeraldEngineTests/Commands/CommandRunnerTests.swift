@@ -249,3 +249,59 @@ final class CommandRetryTests: XCTestCase {
         XCTAssertEqual(policy.delay(after: 1, jitter: -1), 4.5, accuracy: 1e-9)
     }
 }
+
+/// A command job keeps its last 10,000 output lines for paging: in memory while it runs, in the data
+/// folder afterwards, across its attempts.
+final class CommandLogTests: XCTestCase {
+    private func kind(_ name: String, _ script: String, configure: (inout CommandKind) -> Void = { _ in }) throws -> CommandKind {
+        let folder = makeTemporaryDirectory().url
+        let path = folder.appendingPathComponent("\(name).sh")
+        try ("#!/bin/sh\n" + script).write(to: path, atomically: true, encoding: .utf8)
+        chmod(path.path, 0o755)
+        var kind = CommandKind(name: JobKind(name), title: name, command: [path.path])
+        kind.grace = 1
+        configure(&kind)
+        return kind
+    }
+
+    func testTheLastTenThousandLinesArePagedAfterTheJobEnded() throws {
+        let noisy = try kind("noisy", "seq 1 12000\necho 'the end' >&2\n")
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(noisy)])
+        let job = try fixture.run("noisy", [:])
+        XCTAssertEqual(job.state, .succeeded)
+        let first = try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 2).get()
+        XCTAssertTrue(first.isLog)
+        XCTAssertEqual(first.total, 10_000, "the last 10,000 lines")
+        XCTAssertEqual(first.first, 2001, "12,001 lines written: the kept ones start at line 2,001 (from 0)")
+        XCTAssertEqual(first.values, [["stream": "stdout", "text": "2002"], ["stream": "stdout", "text": "2003"]])
+        let last = try fixture.dispatcher.page(job: job.id.rawValue, offset: 9_999, limit: 10).get()
+        XCTAssertEqual(last.values, [["stream": "stderr", "text": "the end"]])
+        // Written to the data folder, and read from there once written.
+        let file = fixture.data.appendingPathComponent("logs/\(job.id.rawValue).jsonl")
+        XCTAssertTrue(fixture.recorder.waitFor("the log file is written") { _ in FileManager.default.fileExists(atPath: file.path) })
+        XCTAssertTrue(
+            fixture.recorder.waitFor("pages come from the file, which remembers the first line's number") { _ in
+                let page = try? fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 1).get()
+                return page?.values == [["stream": "stdout", "text": "2002"]] && page?.first == 2001
+            })
+    }
+
+    func testARunningJobIsPagedAndAttemptsShareOneLog() throws {
+        let flaky = try kind("flaky", #"echo "attempt $HERALD_ATTEMPT"; [ "$HERALD_ATTEMPT" -ge 2 ] || exit 1"#) {
+            $0.retries = 1
+            $0.retryDelay = 0
+        }
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(flaky)])
+        let job = try fixture.run("flaky", [:])
+        XCTAssertEqual(job.state, .succeeded)
+        let page = try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).get()
+        XCTAssertEqual(page.values.map { $0["text"] }, ["attempt 1", "attempt 2"])
+    }
+
+    func testABuiltInJobHasNoLogPage() throws {
+        let fixture = makeFixture(runnerConfiguration())
+        _ = fixture.write("a.txt", "needle\n")
+        let job = try fixture.run(.search, ["query": "needle"])
+        XCTAssertFalse(try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).get().isLog)
+    }
+}
