@@ -3,8 +3,13 @@
 //
 // A job's buffer holds a contiguous run of its kept log. `start` is the server's offset of the buffer's first
 // line (offsets count from the oldest line the server keeps), or null until a page reply tells it: the
-// server answers in order with its events, so when a reply arrives every line it counts in `total` has
-// already reached us, and the buffer's first line is at `total - lines streamed into the buffer`.
+// buffer's first line is at `total - span`, where span counts the lines streamed into the buffer plus those
+// a `log` event said it skipped (they are in the kept log all the same). Each reply is read in its own
+// frame (`total` then), so lines falling off the front between two asks do not matter.
+// One race is left: a page of a running job may count lines whose `log` event has not reached us yet
+// (they are batched); a tab that did not see the job start then shows those few lines twice at the seam.
+// Log events do not carry line numbers, so the client cannot tell; a job seen from its start, or one
+// that ended, is exact.
 (function () {
   'use strict';
   const Herald = (window.Herald = window.Herald || {});
@@ -29,6 +34,7 @@
       this.lines = []; // {stream, text, skipped?}
       this.start = null; // the server's offset of lines[0], once known
       this.streamed = 0; // real lines in `lines` (markers for skipped lines not counted)
+      this.span = 0; // lines of the kept log the buffer covers: real lines plus the skipped ones
       this.generation = 0; // changes whenever lines were removed or put in front (views redraw)
       this.olderKnownNone = false; // the buffer begins at the oldest kept line
     }
@@ -36,12 +42,16 @@
     append(lines, skipped) {
       for (const line of lines) this.lines.push(line);
       this.streamed += lines.length;
+      this.span += lines.length + skipped;
       if (skipped > 0) this.lines.push({ stream: 'note', text: skipped + ' lines came too fast to stream', skipped });
       if (this.lines.length > MAX_LINES_PER_JOB) {
         const drop = this.lines.length - MAX_LINES_PER_JOB;
-        const dropped = this.lines.splice(0, drop).filter((line) => line.stream !== 'note').length;
+        const removed = this.lines.splice(0, drop);
+        const dropped = removed.filter((line) => line.stream !== 'note').length;
+        const covered = removed.reduce((sum, line) => sum + (line.stream === 'note' ? line.skipped : 1), 0);
         this.streamed -= dropped;
-        if (this.start !== null) this.start += dropped;
+        this.span -= covered;
+        if (this.start !== null) this.start += covered;
         this.olderKnownNone = false;
         this.generation += 1;
       }
@@ -59,7 +69,7 @@
     // (nothing adjoined our lines; ask again with olderRange) or 'none' (nothing older).
     applyPage(offset, lines, total) {
       if (typeof total !== 'number' || typeof offset !== 'number') return 'none';
-      const start = Math.max(0, total - this.streamed);
+      const start = Math.max(0, total - this.span);
       this.start = start;
       if (start === 0) {
         this.olderKnownNone = true;
@@ -72,6 +82,7 @@
       if (older.length === 0) return 'none';
       this.lines = older.concat(this.lines);
       this.streamed += older.length;
+      this.span += older.length;
       this.start = offset;
       this.olderKnownNone = offset === 0;
       this.generation += 1;
