@@ -309,7 +309,13 @@ def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser)
         book.sawCreated('j-new');
         book.applyEvent({ type: 'log', job: 'j-new', lines: lines(0, 5), skipped: 7 });
         const fresh = book.get('j-new');
-        return { steps, first: texts[0], last: texts[texts.length - 1], count: texts.length,
+        // Lines a log event skipped are in the kept log: they count where the streamed lines are.
+        book.applyEvent({ type: 'log', job: 'j-flood', lines: lines(500, 510), skipped: 90 });
+        book.applyEvent({ type: 'log', job: 'j-flood', lines: lines(600, 610) });
+        const flood = book.get('j-flood');
+        const floodOutcome = flood.applyPage(0, lines(0, 200), 610);
+        const floodRange = flood.olderRange(200);
+        return { steps, first: texts[0], last: texts[texts.length - 1], count: texts.length, floodOutcome, floodRange,
                  contiguous: texts.every((t, i) => t === 'line ' + (800 + i)), streams: buffer.lines.slice(0, 3).map((l) => l.stream),
                  freshRange: fresh.olderRange(200), freshLines: fresh.lines.map((l) => l.stream) };
         """
@@ -319,6 +325,7 @@ def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser)
     assert (result["first"], result["last"], result["count"]) == ("line 800", "line 1059", 260)
     assert result["contiguous"] and result["streams"] == ["stdout", "stderr", "stdout"]  # line 801 is a stderr line
     assert result["freshRange"] is None
+    assert result["floodOutcome"] == "calibrated" and result["floodRange"] == {"offset": 300, "limit": 200}
     assert result["freshLines"] == ["stderr", "stdout", "stdout", "stderr", "stdout", "note"], "a note says lines were skipped"
     assert_no_console_errors(page)
 
