@@ -258,7 +258,8 @@
         } else if (reply.type === 'error') {
           if (PAGING_REFUSED.has(reply.code)) {
             this.pagingRefused = true;
-            setText(this.note, 'Older lines are not available from this server; new lines show as they come.');
+            setText(this.note, reply.code === 'not_found' ? 'The server no longer keeps this job’s log.'
+              : 'Older lines are not available from this server; new lines show as they come.');
           } else {
             setText(this.note, fmt.errorText(reply.code, reply.message));
           }
