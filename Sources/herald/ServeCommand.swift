@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import HeraldBench
 import HeraldEngine
@@ -43,7 +42,6 @@ enum ServeCommand {
 
     private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
         let logger = Logger(level: options.server.logLevel)
-        let history = HistoryStore(directory: options.environment.dataDirectory) { logger.warning($0) }
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
         var engineConfiguration = options.engine
@@ -62,38 +60,20 @@ enum ServeCommand {
             // to megabytes and cut fan-out at 1,000 clients by 7×).
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 }))
         }
-        let engine = JobDispatcher(configuration: engineConfiguration, environment: options.environment, runners: runners, history: history)
-        let server = WebSocketServer(configuration: options.server, engine: engine, logger: logger, version: Version.herald, inbox: inbox)
+        let app = HeraldApp(
+            runners: runners, server: options.server, engine: engineConfiguration, environment: options.environment, logger: logger,
+            version: Version.herald, inbox: inbox)
         let port: Int
-        do { port = try server.start() } catch {
+        do { port = try app.start() } catch {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
             return 1
         }
-        let shownHost = options.server.host == "0.0.0.0" ? "127.0.0.1" : options.server.host
         // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
-        let scheme = options.server.tlsCertificatePath == nil ? "http" : "https"
-        Output.line("\(scheme)://\(shownHost):\(port)/")
+        Output.line(app.url ?? "")
         logger.info(
             "herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)"
         )
-
-        signal(SIGPIPE, SIG_IGN)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        let stop = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for number in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { stop.signal() }
-            source.resume()
-            sources.append(source)
-        }
-        stop.wait()
-        logger.info("signal received: stopping (jobs get \(options.server.shutdownGraceSeconds) s to finish)")
-        server.stop()
-        engine.shutdown(grace: options.server.shutdownGraceSeconds)
-        logger.info("bye")
-        _ = sources
+        app.runUntilSignal()
         return 0
     }
 }
