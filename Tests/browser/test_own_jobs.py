@@ -166,7 +166,7 @@ def test_a_job_started_in_one_window_shows_its_progress_and_log_live_in_the_othe
     assert "lines: 6" in one.row(job).find_element("css selector", ".job-params").text
     # Its log, live: stdout and stderr lines, marked apart.
     two.open_log(job)
-    two.wait(lambda d: len(two.log_lines()) == 12, message="window two's log did not fill: %r" % two.log_lines())
+    two.wait(lambda d: len(two.log_lines()) == 12, message="window two's log did not fill")
     assert two.log_lines("stdout") == [f"hello out {i} (quick)" for i in range(1, 7)]
     assert two.log_lines("stderr") == [f"hello err {i}" for i in range(1, 7)]
     assert two.job_state(job) == "running", "the log was seen while the job ran"
@@ -279,6 +279,28 @@ def test_a_log_opened_late_pages_back_through_older_lines(jobs_server, browser):
     page.wait(lambda d: not page.by_id("log-older").is_enabled())
     assert page.by_id("log-older").text == "No older lines"
     assert_no_console_errors(page)
+
+
+def test_a_tab_opened_while_a_job_runs_gets_its_earlier_lines_then_the_new_ones(jobs_server, browser):
+    one = Dashboard(browser(), jobs_server.url).open()
+    one.wait(lambda d: one.by_id("kinds-section").is_displayed())
+    job = one.start_kind("chatter", {"lines": 5})
+    one.open_log(job)
+    one.wait(lambda d: len(one.log_lines()) == 10, message="the log did not fill")
+    # A second tab, opened while the script waits: what was written before comes from the kept log.
+    late = Dashboard(browser(), jobs_server.url).open()
+    late.wait(lambda d: late.has_row(job) and late.job_state(job) == "running")
+    late.open_log(job)
+    late.wait(lambda d: len(late.log_lines()) == 10, message="the earlier lines were not loaded")
+    assert late.log_lines() == one.log_lines()
+    jobs_server.chatter_release()
+    for page in (one, late):
+        page.wait(lambda d, p=page: p.by_id("log-exit").get_attribute("data-code") == "0", message="no exit status")
+        page.wait(lambda d, p=page: len(p.log_lines()) == 10 + 40 + 1, message="the new lines did not follow")
+    assert late.log_lines() == one.log_lines(), "the same lines in the same order, none twice"
+    assert late.log_lines()[-2:] == ["hello after 40", "disk full"]
+    assert not late.by_id("log-older").is_enabled() and late.by_id("log-older").text == "No older lines"
+    assert_no_console_errors(one, late)
 
 
 def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser):
