@@ -94,7 +94,8 @@
       if (title) setText(row.querySelector('.job-kind'), title);
     }
 
-    open(jobId) {
+    // Shows `jobId`'s log; `quiet` (after a snapshot) leaves the page where the reader has it.
+    open(jobId, quiet) {
       this.job = jobId;
       this.following = true;
       this.rendered = 0;
@@ -112,7 +113,7 @@
       this.redecorate();
       const buffer = this.logBook.get(jobId);
       if (buffer.start === null) this.loadOlder(3); // a tab that did not see the job start: the lines before ours
-      this.section.scrollIntoView({ block: 'nearest' });
+      if (!quiet) this.section.scrollIntoView({ block: 'nearest' });
     }
 
     close() {
@@ -152,8 +153,7 @@
         this.close();
         return;
       }
-      const jobId = this.job;
-      this.open(jobId);
+      this.open(this.job, true);
     }
 
     // ---- drawing ----
@@ -271,5 +271,4 @@
   }
 
   Herald.LogView = LogView;
-  Herald.logExitText = exitText;
 })();
