@@ -268,7 +268,7 @@
     else if (!live) setText(note, 'Waiting for the connection to the server.');
     else setText(note, '');
 
-    $('sort-start').disabled = !live || ui.sortRequest !== null;
+    $('sort-start').disabled = !live || ui.sortRequest !== null || store.isBusy('sort');
     const fetchActive = store.anyActive('fetch');
     const fetchButton = $('news-fetch');
     fetchButton.disabled = !live || ui.fetchRequest !== null || fetchActive;
