@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .dashboard_page import Dashboard
+from .dashboard_page import CONNECTION_NOISE, Dashboard
 from .test_dashboard import assert_no_console_errors
 
 # Prints LINES lines to stdout and to stderr with progress between them, waits for the release file, says
@@ -371,3 +371,25 @@ def test_forms_and_log_fit_a_375_pixel_window(jobs_server, browser):
     )
     assert too_wide == [], too_wide
     assert_no_console_errors(page)
+
+
+def test_an_open_log_is_loaded_again_after_the_server_restarts(jobs_server, browser):
+    page = Dashboard(browser(), jobs_server.url).open()
+    page.wait(lambda d: page.by_id("kinds-section").is_displayed())
+    jobs_server.chatter_release()  # the script runs straight through
+    job = page.start_kind("chatter", {"lines": 3})
+    page.wait(lambda d: page.job_state(job) == "succeeded")
+    page.open_log(job)
+    expected = [f"hello out {i} (quick)" for i in range(1, 4)]
+    page.wait(lambda d: len(page.log_lines()) == 3 + 3 + 40 + 1, message="the log did not fill")
+    lines = page.log_lines()
+    assert [line for line in lines if "out" in line] == expected
+    epoch = page.js("return Herald.debug.store.epoch")
+    jobs_server.restart()
+    page.wait(lambda d: page.js("return Herald.debug.store.epoch") != epoch, 60, "no snapshot from the restarted server")
+    page.wait_live()
+    # The snapshot may have holes to fill: the lines come again from the log the server kept on disk.
+    page.wait(lambda d: page.log_lines() == lines, message="the log was not loaded again after the restart")
+    assert page.by_id("log-section").get_attribute("data-job-id") == job
+    assert page.by_id("log-exit").get_attribute("data-code") == "0"
+    assert_no_console_errors(page, allow=CONNECTION_NOISE)
