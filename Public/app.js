@@ -12,10 +12,21 @@
   const REPLY_TIMEOUT_MS = 20000;
 
   const store = new Herald.Store();
-  const jobsView = new Herald.render.JobsView(store, cancelJob);
+  const jobsView = new Herald.render.JobsView(store, cancelJob, (row, job) => logView.decorateRow(row, job));
   const matchesView = new Herald.render.MatchesView(store);
   const newsView = new Herald.render.NewsView();
   const sortView = new Herald.render.SortView();
+  const kindForms = new Herald.KindForms(startKind);
+  const logBook = new Herald.LogBook();
+  const logView = new Herald.LogView(store, logBook, {
+    requestPage: (job, offset, limit, onReply) => request({ type: 'page', job, offset, limit }, onReply),
+    isCommandKind: (kind) => (store.kindInfo(kind) || {}).command === true,
+    kindTitle: (kind) => {
+      const info = store.kindInfo(kind);
+      return info && typeof info.title === 'string' && info.title ? info.title : null;
+    },
+  });
+  logBook.onChange((job) => logView.linesArrived(job));
 
   const ui = {
     status: { state: 'connecting', retryAt: null },
@@ -190,6 +201,7 @@
     const outcome = store.applyEvent(message);
     if (outcome === 'applied') {
       ui.resumeAsked = false;
+      if (message.type === 'log') logBook.applyEvent(message);
     } else if (outcome === 'gap' && !ui.resumeAsked) {
       // Cannot happen on one connection, per the protocol; if it does, ask for what is missing.
       const point = store.resumePoint();
@@ -208,13 +220,20 @@
         ui.searchAwaitJob = null;
         if (fmt.isNumber(store.limits.maxSortCount)) $('sort-count').max = String(store.limits.maxSortCount);
         signIn.setRequired(store.limits.authRequired === true);
+        kindForms.setKinds(store.limits);
+        kindForms.reset();
+        logBook.clear();
         jobsView.rebuild();
+        logView.reset();
         matchesView.update();
         onNewsReset();
         loadMissingResults();
         break;
       case 'job':
+        if (detail.created && (store.kindInfo(detail.job.kind) || {}).command === true) logBook.sawCreated(detail.job.id);
         jobsView.upsert(detail.job);
+        kindForms.sawJob(detail.job);
+        logView.jobChanged(detail.job);
         if (detail.job.kind === 'search') {
           if (ui.searchAwaitJob === detail.job.id) ui.searchAwaitJob = null;
           matchesView.update();
@@ -240,7 +259,7 @@
   // Derived from the server's state, so every open tab agrees on what can be started.
   function updateControls() {
     const live = ui.status.state === 'live';
-    const searchBusy = store.anyActive('search');
+    const searchBusy = store.isBusy('search');
     const searchStart = $('search-start');
     searchStart.disabled = !live || searchBusy || ui.searchRequest !== null || ui.searchAwaitJob !== null;
     searchStart.dataset.busy = String(searchBusy);
@@ -249,11 +268,27 @@
     else if (!live) setText(note, 'Waiting for the connection to the server.');
     else setText(note, '');
 
-    $('sort-start').disabled = !live || ui.sortRequest !== null;
+    $('sort-start').disabled = !live || ui.sortRequest !== null || store.isBusy('sort');
     const fetchActive = store.anyActive('fetch');
     const fetchButton = $('news-fetch');
     fetchButton.disabled = !live || ui.fetchRequest !== null || fetchActive;
     setText(fetchButton, fetchActive ? 'Fetching…' : 'Fetch now');
+    kindForms.update(live, (kind) => store.isBusy(kind));
+  }
+
+  // ---- kinds from a jobs file (forms.js builds their forms) ----------------------------------------
+
+  function startKind(form, params) {
+    if (!connection.isOpen()) {
+      form.answered({ type: 'error', code: 'disconnected', message: '' }, () => true);
+      return;
+    }
+    form.start.disabled = true; // at once, before any reply
+    form.request = request({ type: 'start', kind: form.kind, params }, (reply) => {
+      form.answered(reply, (job) => store.jobs.has(job));
+      updateControls();
+    });
+    updateControls();
   }
 
   // ---- search --------------------------------------------------------------------------------------
@@ -560,5 +595,5 @@
   connection.start();
 
   // For tests and the curious: read-only views of the state.
-  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui });
+  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui, logBook });
 })();

@@ -112,8 +112,10 @@
   // ---- jobs ----------------------------------------------------------------------------------------
 
   class JobsView {
-    constructor(store, onCancel) {
+    // decorate(row, job), optional: another view's additions to a row (the log view's Log button).
+    constructor(store, onCancel, decorate) {
       this.store = store;
+      this.decorate = decorate || null;
       this.list = $('jobs');
       this.empty = $('jobs-empty');
       this.more = $('jobs-more');
@@ -208,6 +210,7 @@
       cancel.setAttribute('aria-label', 'Cancel ' + (kindNames[job.kind] || job.kind) + ' ' + paramsSummary(job));
       this.fillProgress(row, job);
       this.fillTimes(row, job);
+      if (this.decorate) this.decorate(row, job);
     }
 
     fillProgress(row, job) {

@@ -239,10 +239,31 @@
     }
 
     anyActive(kind) {
+      return this.activeCount(kind) > 0;
+    }
+
+    activeCount(kind) {
+      let count = 0;
       for (const job of this.jobs.values()) {
-        if (job.kind === kind && ACTIVE_STATES.has(job.state)) return true;
+        if (job.kind === kind && ACTIVE_STATES.has(job.state)) count += 1;
       }
-      return false;
+      return count;
+    }
+
+    // The snapshot's entry for a kind (`limits.kinds[kind]`), or null.
+    kindInfo(kind) {
+      const kinds = this.limits && isObject(this.limits.kinds) ? this.limits.kinds : null;
+      return kinds && isObject(kinds[kind]) ? kinds[kind] : null;
+    }
+
+    // A start of `kind` would be refused as busy: the kind refuses when busy (search always has) and as
+    // many of it as may run at once are queued or running. Every tab derives this from the same state.
+    isBusy(kind) {
+      const info = this.kindInfo(kind);
+      const refuses = info ? info.refuseWhenBusy === true : kind === 'search';
+      if (!refuses) return false;
+      const max = info && typeof info.maxConcurrent === 'number' && info.maxConcurrent > 0 ? info.maxConcurrent : 1;
+      return this.activeCount(kind) >= max;
     }
 
     // Keeps a long-lived tab bounded: the oldest finished jobs go first.

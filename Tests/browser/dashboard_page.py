@@ -130,6 +130,46 @@ class Dashboard:
 
         return self.wait(created, timeout, f"no new {kind} job appeared")
 
+    # ---- kinds from a jobs file (forms.js) and the log view (logview.js) ----
+
+    def kind_form(self, kind):
+        return self.find(f'#kind-forms form[data-kind="{kind}"]')
+
+    def kind_field(self, kind, param):
+        return self.find(f'#kind-forms form[data-kind="{kind}"] [data-param="{param}"] :is(input, select)')
+
+    def kind_field_error(self, kind, param):
+        return self.find(f'#kind-forms form[data-kind="{kind}"] [data-param="{param}"] .param-error').text
+
+    def kind_start_enabled(self, kind):
+        return self.find(f'#kind-forms form[data-kind="{kind}"] .kind-start').is_enabled()
+
+    def start_kind(self, kind, values=None):
+        """Fills the kind's form (text and number fields by value), clicks Start, returns the new job's id."""
+        before = set(self.job_ids(kind))
+        for param, value in (values or {}).items():
+            field = self.kind_field(kind, param)
+            field.clear()
+            field.send_keys(str(value))
+        self.find(f'#kind-forms form[data-kind="{kind}"] .kind-start').click()
+        return self.wait_new_job(kind, before)
+
+    def open_log(self, job_id):
+        self.row(job_id).find_element(By.CSS_SELECTOR, ".job-log").click()
+        self.wait(lambda d: self.by_id("log-section").get_attribute("data-job-id") == job_id, message="the log did not open")
+
+    def log_lines(self, stream=None):
+        """The text of every line in the log view (of one stream if given), in order."""
+        selector = "#log-lines .log-line" + (f".stream-{stream}" if stream else "")
+        return self.texts(selector)
+
+    def visible_log_lines(self):
+        return self.js("return Array.from(document.querySelectorAll('#log-lines .log-line'))"
+                       ".filter((e) => getComputedStyle(e).display !== 'none').map((e) => e.textContent)")
+
+    def log_at_bottom(self):
+        return self.js("const l = document.getElementById('log-lines'); return l.scrollHeight - l.scrollTop - l.clientHeight <= 4")
+
     def record_progress(self):
         self.driver.execute_script(RECORD_PROGRESS)
 
