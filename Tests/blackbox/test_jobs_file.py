@@ -152,3 +152,29 @@ def test_herald_logs_prints_and_follows_a_jobs_output(herald_factory, tmp_path):
     assert none.returncode == 2 and "keeps no log" in none.stderr
     missing = subprocess.run([str(herald_binary()), "logs", "j-000000000000", herald.url], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "not_found" in missing.stderr
+
+
+def rss_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise AssertionError(f"no {field} for {pid}")
+
+
+def test_a_program_that_floods_its_output_costs_bounded_memory(herald_factory, tmp_path):
+    # 1 GB of 100-byte lines as fast as the program can write them (about a minute with the debug
+    # build): batches, the kept log and the resume log are capped, so memory does not follow volume.
+    flood = script(tmp_path, "flood.sh", "head -c 1000000000 /dev/zero | tr '\\000' a | fold -w 100\n")
+    jobs = write_jobs(tmp_path, {"flood": {"command": [flood]}})
+    herald = herald_factory("--jobs", str(jobs))
+    pid = herald.process.pid
+    idle = rss_kib(pid, "VmRSS")
+    status, job = herald.json("POST", "/api/jobs", {"kind": "flood"})
+    assert status == 202, job
+    done = wait_for(lambda: (lambda j: j if j["state"] in ("succeeded", "failed") else None)(
+        herald.json("GET", f"/api/jobs/{job['id']}")[1]), timeout=900, interval=0.5, what="the flood to end")
+    assert done["state"] == "succeeded", done
+    peak = rss_kib(pid, "VmHWM")
+    assert peak - idle < 100 * 1024, f"RSS grew {(peak - idle) // 1024} MB over idle"
+    status, log = herald.json("GET", f"/api/jobs/{job['id']}/log?offset=0&limit=1")
+    assert log["total"] == 10_000 and log["first"] == 9_990_000, "the last 10,000 of 10,000,000 lines are kept"

@@ -1,6 +1,8 @@
 /// The last `capacity` events, and at most `maxBytes` of their encodings, to answer "what came after
 /// seq N in epoch E" for a client that reconnects. A ring buffer: memory stays bounded however long
-/// the server runs, and however large the events are (a command job's `log` events can be big).
+/// the server runs, and however large the events are (a command job's `log` events can be big; an
+/// event held here costs about twice and a half its encoding, as it keeps its typed value too, so
+/// 16 MiB of encodings is about 40 MiB).
 /// A plain value owned by the dispatcher queue.
 public struct EventLog: Sendable {
     public let capacity: Int
@@ -10,7 +12,7 @@ public struct EventLog: Sendable {
     public private(set) var count = 0
     public private(set) var bytes = 0
 
-    public init(capacity: Int, maxBytes: Int = 64 << 20) {
+    public init(capacity: Int, maxBytes: Int = 16 << 20) {
         precondition(capacity > 0, "the event log needs room for at least one event")
         self.capacity = capacity
         self.maxBytes = maxBytes
