@@ -89,7 +89,7 @@ enum Help {
     static let start = """
         Usage: herald start KIND [--param KEY=VALUE]... [--after ID]... [--wait] [--token TOKEN] [--ca FILE] [URL]
 
-        Starts a job and prints its id. KIND is search, sort or fetch.
+        Starts a job and prints its id. KIND is search, sort, fetch, or a kind from the server's jobs file.
           --param KEY=VALUE   a job parameter; numbers and true/false are typed (search: query, caseSensitive, path; sort: count)
           --after ID          run after this job succeeded (repeatable)
           --wait              follow the job to its end: exit 0 when it succeeded, 1 when it failed,

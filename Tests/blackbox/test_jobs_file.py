@@ -178,3 +178,26 @@ def test_a_program_that_floods_its_output_costs_bounded_memory(herald_factory, t
     assert peak - idle < 100 * 1024, f"RSS grew {(peak - idle) // 1024} MB over idle"
     status, log = herald.json("GET", f"/api/jobs/{job['id']}/log?offset=0&limit=1")
     assert log["total"] == 10_000 and log["first"] == 9_990_000, "the last 10,000 of 10,000,000 lines are kept"
+
+
+def test_the_cli_starts_and_watches_a_command_kind(herald_factory, tmp_path):
+    worker = script(tmp_path, "worker.sh", 'echo "{\\"progress\\": 0.5}"\necho \'{"items": [{"n": 1}, {"n": 2}, {"n": 3}]}\'\n'
+                    'echo "{\\"result\\": {\\"src\\": \\"$1\\"}}"\n')
+    jobs = write_jobs(tmp_path, {"backup": {"command": [worker, "{src}"],
+                                            "params": {"src": {"type": "string", "required": True, "pattern": "^/srv/"}}}})
+    herald = herald_factory("--jobs", str(jobs), "--max-results", "2")
+    watcher = subprocess.Popen([str(herald_binary()), "watch", herald.ws], stdout=subprocess.PIPE, text=True)
+    try:
+        started = subprocess.run([str(herald_binary()), "start", "backup", "--param", "src=/srv/x", "--wait", herald.ws],
+                                 capture_output=True, text=True, timeout=60)
+        assert started.returncode == 0, started.stderr
+        job = started.stdout.strip().splitlines()[0]
+        done = herald.json("GET", f"/api/jobs/{job}")[1]
+        assert done["summary"] == {"src": "/srv/x"}
+        refused = subprocess.run([str(herald_binary()), "start", "backup", "--param", "src=/etc", herald.ws],
+                                 capture_output=True, text=True, timeout=60)
+        assert refused.returncode == 2 and "src: must match ^/srv/" in refused.stderr
+        wait_for(lambda: "backup" in (watcher.stdout.readline() or ""), what="herald watch to print the backup job")
+    finally:
+        watcher.terminate()
+        watcher.wait(timeout=10)

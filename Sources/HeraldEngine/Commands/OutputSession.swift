@@ -17,6 +17,7 @@ struct OutputSession {
     private var skipped = 0
     private var lastFlush = ContinuousClock.now
     private var message: String?
+    private var itemsStreamed = 0
     /// The `{"result": …}` the program reported last.
     private(set) var result: JSONObject?
     /// The last line the program wrote to stderr, for the failure message.
@@ -49,7 +50,10 @@ struct OutputSession {
         case .result(let object):
             result = object
         case .items(let items):
-            context.emitResults(items)
+            // Capped like search matches: at most --max-results are streamed (and kept for paging).
+            let room = max(0, context.environment.maxSearchResults - itemsStreamed)
+            itemsStreamed += min(room, items.count)
+            if room > 0 { context.emitResults(Array(items.prefix(room))) }
         case .log(let percent):
             guard source != .descriptor3 else { return }  // descriptor 3 carries the protocol only
             if let percent { context.progress.report(completed: Int64((percent * 1000).rounded()), total: 1000, message: message) }

@@ -61,6 +61,14 @@ final class CommandRunnerTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0.stream == .stderr }.map(\.text), ["warning: slow disk"])
     }
 
+    func testItemsAreCappedLikeSearchMatches() throws {
+        let (kind, _) = try kind("many", script: #"echo '{"items": [1, 2, 3]}'; echo '{"items": [4]}'"#)
+        let fixture = makeFixture(testConfiguration(), runners: [CommandRunner(kind)], maxSearchResults: 2)
+        let job = try fixture.run("many", [:])
+        XCTAssertEqual(job.state, .succeeded)
+        XCTAssertEqual(fixture.recorder.results(of: job.id), [1, 2], "at most --max-results items are streamed")
+    }
+
     func testAFailingProgramNamesItsExitStatusAndLastStderrLine() throws {
         let (kind, _) = try kind("fail", script: "echo 'first' >&2\necho 'disk full' >&2\nexit 3\n")
         let job = try fixture(kind).run("fail", [:])
