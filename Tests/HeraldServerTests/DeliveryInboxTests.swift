@@ -65,6 +65,17 @@ final class DeliveryInboxTests: XCTestCase {
         XCTAssertLessThan(drained.ordered.count, 10)
     }
 
+    func testDeliveryIsBehindWhenMoreThanATenthOfTheConnectionsHoldABacklog() {
+        let inbox = DeliveryInbox()
+        XCTAssertFalse(inbox.deliveryIsBehind, "nothing counted yet")
+        inbox.noteBacklog(backlogged: 1, of: 100)
+        XCTAssertFalse(inbox.deliveryIsBehind, "one stalled client does not hold everyone back")
+        inbox.noteBacklog(backlogged: 11, of: 100)
+        XCTAssertTrue(inbox.deliveryIsBehind)
+        inbox.noteBacklog(backlogged: 1, of: 1)
+        XCTAssertTrue(inbox.deliveryIsBehind, "the only client is behind")
+    }
+
     func testWakesOnlyWhenItWasEmpty() {
         let inbox = DeliveryInbox()
         let wakes = Protected(0)

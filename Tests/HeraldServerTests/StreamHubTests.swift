@@ -230,6 +230,18 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
     }
 
+    func testBacklogCountSeesConnectionsOverAQuarterOfTheCap() {
+        var harness = Harness { $0.outboxCapBytes = 4_000 }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        XCTAssertEqual(harness.hub.backlogCount.backlogged, 0)
+        harness.deliver((1...5).map { event($0, job: "j-\($0)", size: 300) })
+        XCTAssertEqual(harness.hub.backlogCount.backlogged, 2, "both hold over 1,000 bytes unsent")
+        XCTAssertEqual(harness.hub.backlogCount.total, 2)
+        _ = harness.written(1)
+        XCTAssertEqual(harness.hub.backlogCount.backlogged, 1, "connection 1 wrote its backlog")
+    }
+
     func testAReaderThatKeepsUpIsNeverRelieved() {
         var harness = Harness { $0.outboxCapBytes = 1_000 }
         harness.connect(1)

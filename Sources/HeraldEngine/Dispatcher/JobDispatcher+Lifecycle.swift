@@ -94,16 +94,8 @@ extension JobDispatcher {
     @discardableResult
     func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
         retryAt.removeValue(forKey: id)
-        if let kept = retryLogs.removeValue(forKey: id) {
-            // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
-            unwrittenLogs[id] = kept
-            let files = logFiles
-            DispatchQueue.global(qos: .utility).async { [self] in
-                let (first, lines) = kept.all()
-                files.write(id, lines, first: first)
-                queue.async { self.unwrittenLogs[id] = nil }
-            }
-        }
+        // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
+        if let kept = retryLogs.removeValue(forKey: id) { writeLog(kept, of: id) }
         let record = transition(id, to: state) { record in
             record.error = reason
             record.finishedAt = Self.nowMillis()
@@ -234,8 +226,10 @@ extension JobDispatcher {
     /// An ended command job's log goes to its file, off the queue; pages read it from memory until then.
     private func keepLog(of context: JobContext) {
         guard context.log.count > 0 else { return }
-        let id = context.id
-        let kept = context.log
+        writeLog(context.log, of: context.id)
+    }
+
+    private func writeLog(_ kept: LogKeeper, of id: JobID) {
         unwrittenLogs[id] = kept
         let files = logFiles
         DispatchQueue.global(qos: .utility).async { [self] in

@@ -78,6 +78,8 @@ extension WebSocketServer {
                 // lws_send_pipe_choked costs a poll(): the hub asks only for connections over their cap.
                 sockets[id].map { lws_send_pipe_choked($0) != 0 } ?? false
             }, into: &actions)
+        let backlog = hub.backlogCount
+        inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
     }
 
     /// Writes what the hub gives for one writable callback: whole frames in one raw write.

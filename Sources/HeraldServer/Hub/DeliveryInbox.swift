@@ -32,6 +32,11 @@ public final class DeliveryInbox: Sendable {
     public let capacityBytes: Int
     /// Events posted and not yet drained: read without the lock by the benchmark ticker's pacing.
     private let undelivered = Atomic<Int>(0)
+    /// Stream connections whose outbox holds more than `StreamHub.backlogThreshold` bytes, as the
+    /// service thread last counted them: the other half of "delivery keeps up" for the benchmark
+    /// ticker. Written on the service thread, read anywhere; relaxed (it only paces a producer).
+    private let backlogged = Atomic<Int>(0)
+    private let streams = Atomic<Int>(0)
 
     public init(capacity: Int = 65_536, capacityBytes: Int = 64 << 20) {
         self.capacity = capacity
@@ -40,6 +45,19 @@ public final class DeliveryInbox: Sendable {
 
     /// Events waiting for the service thread. Thread: any; a relaxed load.
     public var undeliveredEvents: Int { undelivered.load(ordering: .relaxed) }
+
+    /// Whether more than a tenth of the connections hold a backlog: a producer that can wait should.
+    /// One stalled client does not hold everyone back (it is resynced or closed instead). Thread: any.
+    public var deliveryIsBehind: Bool {
+        let backlogged = backlogged.load(ordering: .relaxed)
+        return backlogged > 0 && backlogged * 10 > streams.load(ordering: .relaxed)
+    }
+
+    /// Records how many connections are backlogged, of how many. Thread: the service thread.
+    public func noteBacklog(backlogged count: Int, of total: Int) {
+        backlogged.store(count, ordering: .relaxed)
+        streams.store(total, ordering: .relaxed)
+    }
 
     /// Queues a delivery in its lane; wakes the service thread only when the inbox was empty, since
     /// one wake-up drains what is queued by then (or wakes itself again). Thread: any.

@@ -9,6 +9,17 @@ extension StreamHub {
     /// Encoded event bytes taken from the inbox per turn.
     static let sliceBytes = 1 << 20
 
+    /// Outbox bytes above which a connection counts as backlogged for producer pacing
+    /// (`DeliveryInbox.deliveryIsBehind`): a quarter of the slow-client cap.
+    public var backlogThreshold: Int { configuration.outboxCapBytes / 4 }
+
+    /// Connections holding more than `backlogThreshold` bytes, and all connections. O(connections):
+    /// counted once per turn, beside fan-out that already touches each one.
+    public var backlogCount: (backlogged: Int, total: Int) {
+        let threshold = backlogThreshold
+        return (connections.values.reduce(0) { $0 + ($1.outbox.pendingBytes > threshold ? 1 : 0) }, connections.count)
+    }
+
     /// How many ordered deliveries to take from the inbox this turn.
     public var sliceEntries: Int { max(16, Self.fanOutPerTurn / max(1, connections.count)) }
     public var sliceBytes: Int { Self.sliceBytes }

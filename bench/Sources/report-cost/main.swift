@@ -333,7 +333,10 @@ kindLimits[.sort] = .init(maxConcurrent: 1, refuseWhenBusy: false)
 let engine = JobDispatcher(
     configuration: EngineConfiguration(workers: 4, kindLimits: kindLimits, enableTicker: true),
     environment: environment,
-    runners: [HotLoop(mailbox: mailbox, text: text), TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 }), SearchRunner()])
+    runners: [
+        HotLoop(mailbox: mailbox, text: text), TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 && !inbox.deliveryIsBehind }),
+        SearchRunner(),
+    ])
 
 // --serve: a real server in this process, a ticker, and (optionally) clients in another process.
 var server: WebSocketServer?
