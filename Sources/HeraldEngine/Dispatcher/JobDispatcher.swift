@@ -185,8 +185,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         return answer
     }
 
-    /// Subscribes and returns the snapshot the handler's first event follows, atomically.
-    public func subscribeWithSnapshot(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> (Snapshot, Int) {
+    /// Subscribes and returns the snapshot the handler's first event follows, atomically (tests).
+    func subscribeWithSnapshot(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> (Snapshot, Int) {
         let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
         return queue.sync {
             subscribers[id] = handler

@@ -1,6 +1,7 @@
 import Foundation
-import HeraldEngine
 import XCTest
+
+@testable import HeraldEngine
 
 /// A dispatcher subscriber that keeps every event it is handed, thread-safely, with the snapshot
 /// `subscribe` returned: the one event recorder of the engine tests. `DispatcherFixture` makes one
