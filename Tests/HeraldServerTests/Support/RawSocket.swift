@@ -58,22 +58,10 @@ final class RawSocket {
         return result
     }
 
-    /// Reads until `marker` has been read or `timeout` passes; true when it was. Searches only what
-    /// is new (and the marker's length before it), so megabytes of backlog cost no more than reading.
+    /// Reads until `marker` has been read or `timeout` passes; true when it was. Keeps only what is
+    /// new (and the marker's length before it), so megabytes of backlog cost no more than reading.
     func readBytes(until marker: String, timeout: Double) -> Bool {
-        let needle = Array(marker.utf8)
-        var window: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let deadline = Date(timeIntervalSinceNow: timeout)
-        while Date() < deadline, poll(&poller, 1, 100) >= 0 {
-            if poller.revents == 0 { continue }
-            let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { return false }
-            window = Array(window.suffix(needle.count - 1)) + buffer[0..<count]
-            if Self.contains(window, needle) { return true }
-        }
-        return false
+        read(until: Array(marker.utf8), timeout: timeout, keeping: false, chunk: 65536).found
     }
 
     /// Whether `needle` occurs in `haystack`: a plain loop over raw buffers (fast in debug builds too).
@@ -92,20 +80,28 @@ final class RawSocket {
         }
     }
 
-    /// Reads until `marker` appears or `timeout` passes.
+    /// Reads until `marker` appears or `timeout` passes, and returns everything read.
     func read(until marker: String, timeout: Double = 5) -> String {
-        var result: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
+        String(decoding: read(until: Array(marker.utf8), timeout: timeout, keeping: true, chunk: 4096).bytes, as: UTF8.self)
+    }
+
+    /// The one read loop of both: stops at the marker, the peer's close, or the deadline. `keeping`
+    /// returns all bytes read; otherwise only a window wide enough to find a marker split across reads.
+    private func read(until needle: [UInt8], timeout: Double, keeping: Bool, chunk: Int) -> (found: Bool, bytes: [UInt8]) {
+        var kept: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
         let deadline = Date(timeIntervalSinceNow: timeout)
         while Date() < deadline, poll(&poller, 1, 100) >= 0 {
             if poller.revents == 0 { continue }
             let count = recv(descriptor, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            result.append(contentsOf: buffer[0..<count])
-            if String(decoding: result, as: UTF8.self).contains(marker) { break }
+            if count <= 0 { return (false, kept) }
+            // Search the new bytes with the marker's length before them (a marker split across reads).
+            let window = Array(kept.suffix(needle.count - 1)) + buffer[0..<count]
+            kept = keeping ? kept + buffer[0..<count] : window
+            if Self.contains(window, needle) { return (true, kept) }
         }
-        return String(decoding: result, as: UTF8.self)
+        return (false, kept)
     }
 
     /// A complete HTTP/1.1 exchange on a fresh connection: status code and body.
