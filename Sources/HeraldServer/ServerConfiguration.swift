@@ -26,6 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var allowedOrigins: [String] = []
     /// When set, `start`, `cancel` and mutating REST calls need it.
     public var controlToken: String?
+    /// When set, a worker's `hello` (or an `auth` before it) must present it; when nil, workers are
+    /// taken from loopback peers only (docs/workers.md). A control token is not a worker token.
+    public var workerToken: String?
     /// Grace period for running jobs on SIGTERM before they are cancelled.
     public var shutdownGraceSeconds = 5.0
     public var logLevel: LogLevel = .info

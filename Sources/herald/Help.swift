@@ -10,6 +10,7 @@ enum Help {
           herald cancel ID [URL]          cancel a job
           herald logs ID [--follow] [URL] print a job's output (jobs of your own kinds); --follow to its end
           herald jobs check FILE          check a jobs file (your own job kinds) without serving
+          herald work --server URL --jobs FILE   run jobs of your own kinds for a server, on this machine
           herald --version
 
         URL is the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too); it
@@ -47,6 +48,11 @@ enum Help {
           --news-seed N            seed the simulated news server (tests)
           --jobs FILE              your own job kinds: programs declared in a jobs file (or $HERALD_JOBS; docs/jobs.md)
           --bench                  enable the `ticker` job kind for benchmarks
+
+        Workers (herald work on other machines; docs/workers.md)
+          --worker-token TOKEN     workers must present this token (or $HERALD_WORKER_TOKEN); without it,
+                                   workers are taken from loopback only
+          --worker-lease SECONDS   a worker silent this long loses its jobs to a retry (default 30)
 
         Operation
           --grace SECONDS          on SIGTERM, how long running jobs may finish before they are cancelled (default 5)
@@ -108,5 +114,26 @@ enum Help {
           --token TOKEN  the server's control token (or $HERALD_TOKEN)
           --ca FILE      with https/wss: trust the CA certificates in this PEM file instead of the system's
           URL            the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
+        """
+
+    static let work = """
+        Usage: herald work --server URL --jobs FILE [options]
+
+        Runs jobs for a server on this machine: the kinds with a `command` in FILE (this machine's own
+        jobs file; the server sends only a kind and params, never a command line). Progress, logs,
+        cancel, timeouts and retries work as for jobs the server runs itself (docs/workers.md).
+
+          --server URL      the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too)
+          --jobs FILE       the kinds this worker runs (or $HERALD_JOBS; docs/jobs.md)
+          --token TOKEN     the server's worker token, if it has one (or $HERALD_WORKER_TOKEN)
+          --name NAME       how the dashboard names this worker (default: the host name)
+          --slots N         jobs at once (default 1)
+          --grace SECONDS   on SIGINT/SIGTERM, how long running jobs may finish before they are cancelled (default 30)
+          --ca FILE         trust this PEM CA for an https:// or wss:// server
+
+        It reconnects with capped backoff when the connection drops. SIGINT or SIGTERM: it takes no
+        more work, lets running jobs finish within --grace, cancels the rest, reports, exits 0.
+        A server that refuses it (a kind it does not declare, params declared differently, a wrong
+        token) ends it with status 2.
         """
 }

@@ -28,6 +28,14 @@ extension ServeCommand {
                 server.logLevel = level
             }
             server.controlToken = try Self.token(arguments, environmentVariables)
+            if let token = arguments.last("worker-token") ?? environmentVariables["HERALD_WORKER_TOKEN"], !token.isEmpty {
+                guard token != server.controlToken else {
+                    throw Arguments.UsageError(
+                        description: "--worker-token must differ from the control token: a viewer's token is not a worker's")
+                }
+                server.workerToken = token
+            }
+            engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
             server.echoEndpoint = arguments.has("echo")
             switch (arguments.last("tls-cert"), arguments.last("tls-key")) {
             case (nil, nil): break

@@ -10,6 +10,7 @@ enum ServeCommand {
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
+        "worker-token", "worker-lease",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -48,10 +49,8 @@ enum ServeCommand {
         for kind in commandKinds {
             engineConfiguration.kindLimits[kind.name] = EngineConfiguration.KindLimit(
                 maxConcurrent: kind.concurrency, refuseWhenBusy: kind.whenBusy == .refuse)
-            guard kind.command != nil else {
-                logger.warning("kind \(kind.name) has no command: it can only run on workers, which this version cannot attach yet")
-                continue
-            }
+            // A kind without `command` runs only on workers (`herald work`); its jobs wait in `queued`
+            // until one that serves it is attached.
             runners.append(CommandRunner(kind))
         }
         if options.engine.enableTicker {

@@ -4,7 +4,7 @@ import HeraldServer
 
 // `herald [serve] …`, `herald watch …`, `herald start …`, `herald cancel …`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let subcommand = arguments.first.flatMap { ["serve", "watch", "start", "cancel", "jobs", "logs"].contains($0) ? $0 : nil }
+let subcommand = arguments.first.flatMap { ["serve", "watch", "start", "cancel", "jobs", "logs", "work"].contains($0) ? $0 : nil }
 let rest = subcommand == nil ? arguments : Array(arguments.dropFirst())
 
 if arguments.first == "--version" || arguments.first == "version" {
@@ -23,6 +23,7 @@ case "start": code = StartCommand.run(rest)
 case "cancel": code = CancelCommand.run(rest)
 case "jobs": code = JobsCommand.run(rest)
 case "logs": code = LogsCommand.run(rest)
+case "work": code = WorkCommand.run(rest)
 default: code = ServeCommand.run(rest)
 }
 exit(code)

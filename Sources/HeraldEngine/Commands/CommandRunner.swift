@@ -35,6 +35,9 @@ public struct CommandRunner: JobRunner {
 
     public var retryPolicy: RetryPolicy? { RetryPolicy(retries: definition.retries, delay: definition.retryDelay) }
 
+    /// A kind declared without `command` runs only on remote workers (docs/workers.md).
+    public var runsLocally: Bool { definition.command != nil }
+
     public func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
         try definition.validate(params)
     }

@@ -16,6 +16,8 @@ public struct EngineConfiguration: Sendable {
     public var enableTicker: Bool
     /// Finished jobs kept in memory, snapshots and history; older ones are forgotten.
     public var retainedFinishedJobs: Int
+    /// Seconds a remote worker may stay silent before its attempts are lost (`--worker-lease`).
+    public var workerLeaseSeconds: Double = 30
 
     public struct KindLimit: Sendable, Equatable {
         public var maxConcurrent: Int

@@ -17,4 +17,6 @@ public enum EngineRequest: Sendable, Equatable {
     case news
     /// Counters for `/metrics` and `/healthz` (answered with `.statistics`).
     case statistics
+    /// The connected workers (answered with `.workers`).
+    case workers
 }

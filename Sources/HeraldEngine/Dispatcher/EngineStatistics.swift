@@ -13,6 +13,11 @@ public struct EngineStatistics: Sendable, Equatable {
     /// Failed attempts that were retried.
     public var retries = 0
     public var jobsRunning = 0
+    /// Remote workers attached now, and attempts lost because a worker went silent or away.
+    public var workersConnected = 0
+    public var leasesLost = 0
+    /// Worker reports refused because they were about an attempt the worker no longer held.
+    public var staleReports = 0
     public var seq: Int64 = 0
 
     public init() {}

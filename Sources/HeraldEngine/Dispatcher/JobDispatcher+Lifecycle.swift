@@ -69,8 +69,7 @@ extension JobDispatcher {
             pump()
             return .success(cancelled ?? record)
         case .running:
-            cancelRequested.insert(id)
-            running[id]?.context.requestCancel()
+            requestCancel(id)
             return .success(record)
         case .succeeded, .failed, .cancelled, .interrupted:
             return .failure(EngineError(.notCancellable, "job \(text) already ended \(record.state.rawValue)"))
@@ -129,27 +128,32 @@ extension JobDispatcher {
         }
     }
 
-    /// Starts queued jobs, oldest first, while workers and per-kind limits allow.
+    /// Starts queued jobs, oldest first, while per-kind limits allow: on a remote worker with a free
+    /// slot that runs the kind, else here while local workers are free and the kind has a command.
     func pump() {
         guard !isShuttingDown else { return }
-        for id in order where running.count < configuration.workers {
+        for id in order {
             guard let record = jobs[id], record.state == .queued,
                 record.after.allSatisfy({ jobs[$0]?.state == .succeeded })
             else { continue }
             if let due = retryAt[id], due > clock.now { continue }
             let runningOfKind = running.values.filter { $0.context.kind == record.kind }.count
             guard runningOfKind < configuration.limit(for: record.kind).maxConcurrent else { continue }
-            launch(record)
+            if let session = workerPool.pick(record.kind) {
+                launchRemote(record, on: session)
+            } else if running.count - workerPool.heldCount < configuration.workers, runners[record.kind]?.runsLocally == true {
+                launch(record)
+            }
         }
     }
 
-    private func launch(_ next: JobRecord) {
-        guard let runner = runners[next.kind] else { return }
+    /// Moves a queued job to `running` with a fresh context: the part of a launch that local and
+    /// remote runs share. Returns the running record.
+    func begin(_ next: JobRecord, attempt: Int?, worker: String?) -> JobRecord? {
         let id = next.id
         retryAt.removeValue(forKey: id)
         var queued = next
-        if runner.retryPolicy != nil { queued.attempt = (queued.attempt ?? 0) + 1 }
-        let attempt = queued.attempt
+        queued.attempt = attempt
         let reporter = ProgressReporter { [weak self] in
             guard let self else { return }
             self.queue.async { self.sampleProgress(of: id, final: false) }
@@ -159,20 +163,29 @@ extension JobDispatcher {
         running[id] = RunningJob(
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
             started: clock.now)
-        transition(id, to: .running) { record in
+        let record = transition(id, to: .running) { record in
             record.startedAt = Self.nowMillis()
             record.attempt = attempt
+            record.worker = worker
             // A retry starts clean: the last attempt's error and exit were shown while it waited.
             record.error = nil
             record.exit = nil
         }
         startProgressTimerIfNeeded()
+        return record
+    }
+
+    private func launch(_ next: JobRecord) {
+        guard let runner = runners[next.kind] else { return }
+        let id = next.id
+        let attempt = runner.retryPolicy != nil ? (next.attempt ?? 0) + 1 : next.attempt
+        guard begin(next, attempt: attempt, worker: nil) != nil, let context = running[id]?.context else { return }
         // The thread holds the dispatcher strongly until the job's outcome is delivered.
         let thread = Thread { [self] in
             let outcome: Result<JSONObject, any Error> = Result { try runner.run(context) }
             self.queue.async { self.finish(id, outcome) }
         }
-        thread.name = "herald.worker.\(queued.kind.rawValue)"
+        thread.name = "herald.worker.\(next.kind.rawValue)"
         thread.start()
     }
 
@@ -316,6 +329,6 @@ extension JobDispatcher {
         limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
         limits["eventLogSize"] = .int(Int64(log.capacity))
         limits["progressEventsPerSecond"] = .double(configuration.progressEventsPerSecond)
-        return Snapshot(epoch: epoch, seq: seq, jobs: order.compactMap { jobs[$0] }, news: news, limits: limits)
+        return Snapshot(epoch: epoch, seq: seq, jobs: order.compactMap { jobs[$0] }, news: news, limits: limits, workers: workerPool.infos)
     }
 }

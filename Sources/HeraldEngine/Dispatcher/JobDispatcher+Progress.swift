@@ -48,14 +48,19 @@ extension JobDispatcher: JobEventSink {
         queue.async { [self] in
             defer { hops.leave() }
             guard running[job] != nil else { return }
-            // Kept for paging up to the search cap; beyond it results are streamed but not kept, so
-            // a runner that streams without end cannot grow memory without end.
-            let kept = streamedResults[job]?.count ?? 0
-            if kept < environment.maxSearchResults {
-                streamedResults[job, default: []].append(contentsOf: items.prefix(environment.maxSearchResults - kept))
-            }
-            emit(.results(job: job, items: items))
+            keepAndEmitResults(job: job, items: items)
         }
+    }
+
+    /// Keeps results for paging up to the search cap and streams them; beyond the cap they are
+    /// streamed but not kept, so a job that streams without end cannot grow memory without end.
+    /// Thread: `queue`.
+    func keepAndEmitResults(job: JobID, items: [JSONValue]) {
+        let kept = streamedResults[job]?.count ?? 0
+        if kept < environment.maxSearchResults {
+            streamedResults[job, default: []].append(contentsOf: items.prefix(environment.maxSearchResults - kept))
+        }
+        emit(.results(job: job, items: items))
     }
 
     func news(job: JobID, headlines: [String]) {

@@ -61,6 +61,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let logFiles: LogFiles
     /// When a retrying job may run again (monotonic); absent for every other job.
     var retryAt: [JobID: ContinuousClock.Instant] = [:]
+    /// Attached remote workers and the attempts they hold. Confined to `queue`.
+    var workerPool = WorkerPool()
+    /// How to reach each attached worker (the server's connection). Confined to `queue`.
+    var workerDirectives: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
+    /// Checks workers' leases while any is attached. Confined to `queue`.
+    var leaseTimer: DispatchSourceTimer?
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
     struct RunningJob {
@@ -156,9 +162,11 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         case .statistics:
             var copy = statistics
             copy.jobsRunning = running.count
+            copy.workersConnected = workerPool.count
             copy.seq = seq
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
+        case .workers: return .workers(workerPool.infos)
         case .page: preconditionFailure("pages are read off the queue")
         }
     }
@@ -280,7 +288,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             return true
         }
         if mustWait, waiter.wait(timeout: .now() + max(0, grace)) == .timedOut {
-            queue.sync { for (id, job) in running { cancelRequested.insert(id); job.context.requestCancel() } }
+            queue.sync { for id in running.keys { requestCancel(id) } }
             // A job notices a cancel between units of work; history is written once it has ended.
             waiter.wait()
         }

@@ -17,4 +17,13 @@ public protocol JobEngine: AnyObject, Sendable {
     func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> Int
     /// Stops calling the handler. Thread: any. Never blocks.
     func unsubscribe(_ id: Int)
+
+    /// A worker said `hello` on a connection: the engine answers through `directives` (`accepted`
+    /// or an `error`, later `assign`, `cancel`, refusals of reports, `drop`), on its serial context,
+    /// until `detachWorker`. Thread: any. Never blocks.
+    func attachWorker(_ session: WorkerSession, _ hello: WorkerHello, directives: @escaping @Sendable (WorkerDirective) -> Void)
+    /// A message from an attached worker. Thread: any. Never blocks.
+    func workerSent(_ session: WorkerSession, _ report: WorkerReport)
+    /// The worker's connection closed: the attempts it held are lost. Thread: any. Never blocks.
+    func detachWorker(_ session: WorkerSession)
 }

@@ -20,11 +20,15 @@ public protocol JobRunner: Sendable {
 
     /// How a failed attempt is retried; nil: never (the job fails at once, and has no `attempt`).
     var retryPolicy: RetryPolicy? { get }
+
+    /// Whether this server can run the kind itself; false for a kind only remote workers run.
+    var runsLocally: Bool { get }
 }
 
 extension JobRunner {
     public var catalogEntry: JSONObject? { nil }
     public var retryPolicy: RetryPolicy? { nil }
+    public var runsLocally: Bool { true }
 
     public func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage? {
         nil

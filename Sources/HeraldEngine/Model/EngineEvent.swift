@@ -11,4 +11,6 @@ public enum EngineEvent: Sendable, Hashable {
     /// A batch of a command job's output lines; `skipped` lines came too fast to stream (they are
     /// counted, not sent).
     case log(job: JobID, lines: [LogLine], skipped: Int)
+    /// The connected workers changed (one attached, left, took or ended a job): all of them now.
+    case workers([WorkerInfo])
 }

@@ -11,6 +11,10 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case rateLimited = "rate_limited"
     case unauthorized
     case shuttingDown = "shutting_down"
+    /// A worker's report on an attempt it no longer holds (docs/workers.md): kill that run.
+    case leaseLost = "lease_lost"
+    /// A worker's `hello` names a kind whose params differ from the server's declaration.
+    case kindMismatch = "kind_mismatch"
     case internalError = "internal"
 
     /// The HTTP status the REST API answers with for this code.
@@ -19,7 +23,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .badJSON, .badRequest, .unknownType, .unknownKind: return 400
         case .unauthorized: return 401
         case .notFound: return 404
-        case .busy, .notCancellable: return 409
+        case .busy, .notCancellable, .leaseLost, .kindMismatch: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429
         case .shuttingDown: return 503

@@ -17,6 +17,7 @@ extension JobRecord {
         if let summary { object["summary"] = .object(summary) }
         if let exit { object["exit"] = .object(exit) }
         if let attempt { object["attempt"] = .int(Int64(attempt)) }
+        if let worker { object["worker"] = .string(worker) }
         return .object(object)
     }
 
@@ -38,6 +39,7 @@ extension JobRecord {
             summary: object["summary"]?.objectValue)
         self.exit = object["exit"]?.objectValue
         self.attempt = object["attempt"]?.intValue.map { Int($0) }
+        self.worker = object["worker"]?.stringValue
     }
 }
 

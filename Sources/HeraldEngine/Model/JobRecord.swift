@@ -18,6 +18,8 @@ public struct JobRecord: Sendable, Hashable {
     public internal(set) var exit: JSONObject?
     /// Which attempt runs (or ran last): 1, 2, …; nil for kinds that are never retried.
     public internal(set) var attempt: Int?
+    /// The name of the remote worker running (or that last ran) the job; nil for a job run here.
+    public internal(set) var worker: String?
 
     public init(
         id: JobID, kind: JobKind, params: JSONObject, after: [JobID] = [], requestId: String? = nil,

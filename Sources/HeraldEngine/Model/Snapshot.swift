@@ -5,8 +5,11 @@ public struct Snapshot: Sendable {
     public let jobs: [JobRecord]
     public let news: NewsFeed
     public let limits: JSONObject
+    /// The connected workers (docs/workers.md).
+    public let workers: [WorkerInfo]
 
-    public init(epoch: String, seq: Int64, jobs: [JobRecord], news: NewsFeed, limits: JSONObject) {
+    public init(epoch: String, seq: Int64, jobs: [JobRecord], news: NewsFeed, limits: JSONObject, workers: [WorkerInfo] = []) {
+        self.workers = workers
         self.epoch = epoch
         self.seq = seq
         self.jobs = jobs

@@ -6,6 +6,10 @@ public enum Command: Sendable, Equatable {
     case page(job: String, offset: Int, limit: Int, requestId: String?)
     case ping
     case auth(token: String, requestId: String?)
+    /// A worker introduces itself (docs/workers.md).
+    case hello(WorkerHello)
+    /// A worker's report or beat (docs/workers.md).
+    case worker(WorkerReport)
 
     /// The command's `type` as it appears on the wire, for logs and metrics.
     public var typeName: String {
@@ -16,6 +20,8 @@ public enum Command: Sendable, Equatable {
         case .page: return "page"
         case .ping: return "ping"
         case .auth: return "auth"
+        case .hello: return "hello"
+        case .worker(let report): return report.typeName
         }
     }
 }

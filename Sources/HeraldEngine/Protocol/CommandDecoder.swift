@@ -84,9 +84,14 @@ public enum CommandDecoder {
                 throw .badRequest(field: "token", "required, a string")
             }
             return .auth(token: token, requestId: requestId)
+        case "hello":
+            return .hello(try WorkerHello.decode(object))
         default:
+            if let report = try WorkerReport.decode(type: typeName, object) { return .worker(report) }
             throw EngineError(
-                .unknownType, "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth")
+                .unknownType,
+                "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth (and for workers: \(WorkerReport.typeNames.joined(separator: ", ")))"
+            )
         }
     }
 

@@ -17,6 +17,8 @@ public enum WireEncoder {
         case .log(let job, let lines, let skipped):
             object = ["type": "log", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "lines": .array(lines.map(\.json))]
             if skipped > 0 { object["skipped"] = .int(Int64(skipped)) }
+        case .workers(let workers):
+            object = ["type": "workers", "seq": .int(seq), "ts": .int(ts), "workers": .array(workers.map(\.json))]
         }
         return JSONWriter.encode(.object(object))
     }
@@ -34,6 +36,7 @@ public enum WireEncoder {
             "type": "snapshot", "protocol": .int(protocolVersion), "reason": .string(reason.rawValue),
             "epoch": .string(snapshot.epoch), "seq": .int(snapshot.seq),
             "jobs": .array(snapshot.jobs.map(\.json)), "news": snapshot.news.json, "limits": .object(limits),
+            "workers": .array(snapshot.workers.map(\.json)),
         ]
         return JSONWriter.encode(.object(object))
     }

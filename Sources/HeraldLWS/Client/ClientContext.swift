@@ -229,7 +229,8 @@ final class ClientService: @unchecked Sendable {
     }
 
     func writeable(_ connection: ClientConnection, wsi: OpaquePointer) -> Int32 {
-        if connection.wantsClose {
+        // A close goes out after what was sent before it (a worker's last reports, then goodbye).
+        if connection.wantsClose, connection.outgoing.isEmpty {
             lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, nil, 0)
             return -1
         }
@@ -243,7 +244,7 @@ final class ClientService: @unchecked Sendable {
         }
         return LWSResult.callbackStatus {
             try LWSResult.nonNegative(written, "cannot write to \(connection.url)")
-            if !connection.outgoing.isEmpty { lws_callback_on_writable(wsi) }
+            if !connection.outgoing.isEmpty || connection.wantsClose { lws_callback_on_writable(wsi) }
         }
     }
 

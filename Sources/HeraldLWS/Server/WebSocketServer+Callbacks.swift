@@ -65,7 +65,7 @@ extension WebSocketServer {
         forgetExchange(wsi)
         guard let id = ids.removeValue(forKey: wsi) else { return }
         sockets.removeValue(forKey: id)
-        hub.closed(id)
+        hub.closed(id, into: &actions)
     }
 
     /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
@@ -120,6 +120,12 @@ extension WebSocketServer {
                 DispatchQueue.global(qos: .userInitiated).async { [files, inbox] in
                     inbox.post(.file(id, files.response(for: path)))
                 }
+            case .attachWorker(let id, let hello):
+                engine.attachWorker(WorkerSession(id), hello) { [inbox] directive in inbox.post(.worker(id, directive)) }
+            case .workerReport(let id, let report):
+                engine.workerSent(WorkerSession(id), report)
+            case .detachWorker(let id):
+                engine.detachWorker(WorkerSession(id))
             }
         }
     }

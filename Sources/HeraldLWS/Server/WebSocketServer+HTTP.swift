@@ -111,6 +111,6 @@ extension WebSocketServer {
     func forgetExchange(_ wsi: OpaquePointer) {
         guard let exchange = exchanges.removeValue(forKey: wsi) else { return }
         sockets.removeValue(forKey: exchange.id)
-        hub.closed(exchange.id)
+        hub.closed(exchange.id, into: &actions)
     }
 }

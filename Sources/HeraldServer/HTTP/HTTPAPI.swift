@@ -42,6 +42,8 @@ struct HTTPAPI {
         switch (request.method, path.count, path.first) {
         case ("GET", 1, "news"?):
             return .ask(.news, .news)
+        case ("GET", 1, "workers"?):
+            return .ask(.workers, .workers)
         case ("GET", 1, "jobs"?):
             return .ask(.snapshot, .jobs)
         case ("POST", 1, "jobs"?):
@@ -55,7 +57,7 @@ struct HTTPAPI {
             return results(request, job: path[1], as: .results(job: path[1]))
         case ("GET", 3, "jobs"?) where path[2] == "log":
             return results(request, job: path[1], as: .log(job: path[1]))
-        case (_, _, "news"?), (_, _, "jobs"?):
+        case (_, _, "news"?), (_, _, "jobs"?), (_, 1, "workers"?):
             return .respond(methodNotAllowed(request.method))
         default:
             return .respond(.error(EngineError(.notFound, "no such endpoint: \(request.method) \(request.path)")))
@@ -112,6 +114,8 @@ struct HTTPAPI {
             return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (.news, .news(let feed)):
             return .json(feed.json)
+        case (.workers, .workers(let workers)):
+            return .json(["workers": .array(workers.map(\.json))])
         case (.jobs, .snapshot(let snapshot)):
             return .json(["seq": .int(snapshot.seq), "epoch": .string(snapshot.epoch), "jobs": .array(snapshot.jobs.map(\.json))])
         case (.job, .job(let result)):

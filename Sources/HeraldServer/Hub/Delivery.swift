@@ -9,6 +9,8 @@ public enum Delivery: Sendable {
     case answer(HubTicket, EngineReply)
     /// A static file read for an HTTP exchange (or the 404 that stands for it).
     case file(ConnectionID, HTTPResponse)
+    /// Something the engine tells one attached worker.
+    case worker(ConnectionID, WorkerDirective)
 
     /// Events and the answers that must stay in step with them (snapshots, resumes) travel in
     /// order; everything else overtakes them, so a reply never waits behind a burst of events.
@@ -16,7 +18,7 @@ public enum Delivery: Sendable {
         switch self {
         case .event: return true
         case .answer(let ticket, _): return ticket.isOrdered
-        case .file: return false
+        case .file, .worker: return false
         }
     }
 }

@@ -10,4 +10,10 @@ public enum HubAction: Sendable {
     case respond(ConnectionID, HTTPResponse)
     /// Read a dashboard file off the service thread; post the response as `.file(id, response)`.
     case readFile(ConnectionID, path: String)
+    /// A worker said `hello`: attach it to the engine; post its directives as `.worker(id, …)`.
+    case attachWorker(ConnectionID, WorkerHello)
+    /// Pass an attached worker's message to the engine.
+    case workerReport(ConnectionID, WorkerReport)
+    /// An attached worker's connection closed.
+    case detachWorker(ConnectionID)
 }

@@ -22,6 +22,12 @@ final class HubConnection {
     var pendingClose: (code: UInt16, reason: String)?
     /// Whether `auth` (or the handshake) presented the control token.
     var isAuthorized: Bool
+    /// Whether `auth` presented the worker token (`--worker-token`).
+    var isWorkerAuthorized = false
+    /// Set once the engine accepted the connection's `hello`: it gets directives, not the event stream.
+    var isWorker = false
+    /// Set from `hello` until the engine answered it.
+    var isWorkerHelloPending = false
     var closeCodeFromPeer: UInt16?
     /// A connection to the test-only `/echo` endpoint: no events, every message echoed.
     let isEcho: Bool

@@ -75,6 +75,14 @@ public struct ServerMetrics: Sendable {
         metric("herald_jobs_running", "gauge", "Jobs running now.", [("", "\(engine.jobsRunning)")])
         metric("herald_progress_events_total", "counter", "Progress events emitted.", [("", "\(engine.progressEvents)")])
         metric("herald_job_retries_total", "counter", "Failed attempts that were retried.", [("", "\(engine.retries)")])
+        metric("herald_workers_connected", "gauge", "Remote workers attached now.", [("", "\(engine.workersConnected)")])
+        metric(
+            "herald_worker_leases_lost_total", "counter", "Attempts lost because their worker went silent for its lease or disconnected.",
+            [("", "\(engine.leasesLost)")])
+        metric(
+            "herald_worker_stale_reports_total", "counter",
+            "Worker reports refused as lease_lost: about an attempt the worker no longer held.",
+            [("", "\(engine.staleReports)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
         metric(
             "herald_job_duration_seconds", "histogram", "How long jobs ran.",

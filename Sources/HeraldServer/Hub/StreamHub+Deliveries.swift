@@ -107,6 +107,8 @@ extension StreamHub {
             respond(id, response, into: &actions)
         case .answer(let ticket, let reply):
             answer(ticket, engineReply: reply, into: &actions)
+        case .worker(let id, let directive):
+            direct(id, directive, into: &actions)
         }
     }
 

@@ -41,7 +41,8 @@ extension StreamHub {
     }
 
     mutating func handleMessage(_ message: [UInt8], from connection: HubConnection, now: Double, into actions: inout [HubAction]) {
-        guard connection.commandBucket.take(now: now) else {
+        // An attached worker reports as often as its jobs print; the rate limit is for viewers.
+        guard connection.isWorker || connection.commandBucket.take(now: now) else {
             metrics.countCommand("any", outcome: ErrorCode.rateLimited.rawValue)
             // Each refusal is answered while this client's backlog is small; once its replies pile up
             // (half the outbox cap, or 100 held before the first snapshot) further refusals are dropped,
@@ -84,6 +85,12 @@ extension StreamHub {
         case .ping:
             metrics.countCommand(command.typeName, outcome: "ok")
             reply(connection, WireEncoder.pong, into: &actions)
+        case .auth(let token, let requestId) where workerAuthorizer.isRequired && workerAuthorizer.accepts(token):
+            metrics.countCommand(command.typeName, outcome: "ok")
+            connection.isWorkerAuthorized = true
+            var object: JSONObject = ["type": "accepted", "role": "worker"]
+            if let requestId { object["requestId"] = .string(requestId) }
+            reply(connection, JSONWriter.encode(.object(object)), into: &actions)
         case .auth(let token, let requestId):
             guard authorizer.accepts(token) else { return unauthorized(requestId) }
             metrics.countCommand(command.typeName, outcome: "ok")
@@ -91,6 +98,10 @@ extension StreamHub {
             var object: JSONObject = ["type": "accepted"]
             if let requestId { object["requestId"] = .string(requestId) }
             reply(connection, JSONWriter.encode(.object(object)), into: &actions)
+        case .hello(let greeting):
+            workerHello(greeting, from: connection, into: &actions)
+        case .worker(let report):
+            workerReport(report, from: connection, into: &actions)
         }
     }
 }

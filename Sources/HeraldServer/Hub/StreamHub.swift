@@ -13,6 +13,7 @@ public struct StreamHub {
     public let configuration: ServerConfiguration
     let logger: Logger
     let authorizer: Authorizer
+    let workerAuthorizer: Authorizer
     let api: HTTPAPI
     /// The engine's epoch, for `/healthz`.
     let epoch: String
@@ -43,6 +44,7 @@ public struct StreamHub {
         self.logger = logger
         self.epoch = epoch
         self.authorizer = Authorizer(token: configuration.controlToken)
+        self.workerAuthorizer = Authorizer(token: configuration.workerToken)
         self.api = HTTPAPI(version: version, authorizer: authorizer)
     }
 
@@ -108,12 +110,13 @@ public struct StreamHub {
     }
 
     /// The transport is done with this id (a WebSocket, a handshake that never completed, or an
-    /// HTTP exchange): forget everything about it.
-    public mutating func closed(_ id: ConnectionID) {
+    /// HTTP exchange): forget everything about it; a worker's attempts are lost.
+    public mutating func closed(_ id: ConnectionID, into actions: inout [HubAction]) {
         handshakes.removeValue(forKey: id)
         pendingHTTP.remove(id)
         guard let connection = connections.removeValue(forKey: id) else { return }
         guard !connection.isEcho else { return }
+        if connection.isWorker || connection.isWorkerHelloPending { actions.append(.detachWorker(id)) }
         metrics.connectionsOpen = connections.count
         let code =
             connection.pendingClose.map { " (\($0.code) \($0.reason))" } ?? connection.closeCodeFromPeer.map { " (peer sent \($0))" } ?? ""

@@ -1,0 +1,187 @@
+import Dispatch
+
+/// Remote workers (docs/workers.md): attaching them, assigning jobs, taking their reports only from
+/// the holder of the current attempt (fencing), and losing the attempts of a worker that went
+/// silent for its lease or whose connection closed. The public calls hop onto `queue` and never
+/// wait; everything else here runs on `queue`.
+extension JobDispatcher {
+    public func attachWorker(_ session: WorkerSession, _ hello: WorkerHello, directives: @escaping @Sendable (WorkerDirective) -> Void) {
+        queue.async { [self] in attachOnQueue(session, hello, directives: directives) }
+    }
+
+    public func workerSent(_ session: WorkerSession, _ report: WorkerReport) {
+        queue.async { [self] in reportOnQueue(session, report) }
+    }
+
+    public func detachWorker(_ session: WorkerSession) {
+        queue.async { [self] in detachOnQueue(session, because: "its connection closed") }
+    }
+
+    /// The lease in whole seconds, as workers are told it.
+    var leaseSeconds: Int { max(1, Int(configuration.workerLeaseSeconds.rounded(.up))) }
+
+    private func attachOnQueue(_ session: WorkerSession, _ hello: WorkerHello, directives: @escaping @Sendable (WorkerDirective) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !isShuttingDown else {
+            return directives(.error(EngineError(.shuttingDown, "the server is shutting down"), job: nil, attempt: nil))
+        }
+        guard !workerPool.isAttached(session) else {
+            return directives(.error(EngineError(.badRequest, "this connection already said hello"), job: nil, attempt: nil))
+        }
+        if let refusal = refusal(of: hello) { return directives(.error(refusal, job: nil, attempt: nil)) }
+        workerPool.attach(session, hello, now: monotonicSeconds())
+        workerDirectives[session] = directives
+        directives(.accepted(name: hello.name, lease: leaseSeconds))
+        startLeaseTimerIfNeeded()
+        emit(.workers(workerPool.infos))
+        pump()
+    }
+
+    /// Why a `hello` is refused, if it is: a kind the server does not declare in its jobs file, a
+    /// built-in kind, or params declared differently from the server's.
+    private func refusal(of hello: WorkerHello) -> EngineError? {
+        for name in hello.kinds {
+            let kind = JobKind(name)
+            guard let runner = runners[kind] as? CommandRunner else {
+                if runners[kind] != nil {
+                    return EngineError(.kindMismatch, "kind \(name) is built into the server; workers run only kinds of its jobs file")
+                }
+                return EngineError(.unknownKind, "kind \(name) is not declared in the server's jobs file")
+            }
+            guard let declared = hello.params?[name] else { continue }
+            let ours = runner.definition.json["params"] ?? .object([:])
+            if !Self.sameJSON(declared, ours) {
+                let theirs = String(decoding: JSONWriter.encode(declared), as: UTF8.self)
+                let mine = String(decoding: JSONWriter.encode(ours), as: UTF8.self)
+                return EngineError(
+                    .kindMismatch, "kind \(name): the worker declares params \(theirs.prefix(300)), the server \(mine.prefix(300))")
+            }
+        }
+        return nil
+    }
+
+    /// Equal as JSON: objects compared by key, whatever their keys' order; numbers by value.
+    static func sameJSON(_ lhs: JSONValue, _ rhs: JSONValue) -> Bool {
+        if let left = lhs.objectValue, let right = rhs.objectValue {
+            guard Set(left.keys) == Set(right.keys) else { return false }
+            return left.keys.allSatisfy { sameJSON(left[$0]!, right[$0]!) }
+        }
+        if let left = lhs.arrayValue, let right = rhs.arrayValue {
+            return left.count == right.count && zip(left, right).allSatisfy { sameJSON($0, $1) }
+        }
+        // Numbers as numbers: 1 and 1.0 are one value once written and read again.
+        if let left = lhs.doubleValue, let right = rhs.doubleValue { return left == right }
+        return lhs == rhs
+    }
+
+    private func reportOnQueue(_ session: WorkerSession, _ report: WorkerReport) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        // A report after the worker was dropped (its lease ran out) is not taken; it is closed.
+        guard let directives = workerDirectives[session] else { return }
+        workerPool.heard(session, now: monotonicSeconds())
+        guard let (job, attempt) = report.target else {
+            if report == .drain {
+                workerPool.drain(session)
+                emit(.workers(workerPool.infos))
+            }
+            return
+        }
+        guard let record = jobs[job] else {
+            return directives(.error(EngineError(.notFound, "no job \(job)"), job: job, attempt: attempt))
+        }
+        guard workerPool.holds(session, job: job, attempt: attempt), let run = running[job] else {
+            statistics.staleReports += 1
+            let now: String
+            if record.state.isTerminal {
+                now = "the job ended \(record.state.rawValue)"
+            } else if let holder = workerPool.holder(of: job) {
+                now = holder.session == session ? "this worker runs attempt \(holder.attempt)" : "attempt \(holder.attempt) runs elsewhere"
+            } else {
+                now = "the job is \(record.state.rawValue)"
+            }
+            return directives(
+                .error(
+                    EngineError(.leaseLost, "attempt \(attempt) of job \(job) is not this worker's (any more): \(now); stop it"),
+                    job: job, attempt: attempt))
+        }
+        switch report {
+        case .progress(_, _, let progress):
+            run.context.progress.report(completed: progress.completed, total: progress.total, message: progress.message)
+        case .log(_, _, let lines, let skipped):
+            for line in lines { run.context.log.append(line) }
+            emit(.log(job: job, lines: lines, skipped: skipped))
+        case .results(_, _, let items):
+            keepAndEmitResults(job: job, items: items)
+        case .result(_, _, let summary):
+            workerPool.release(job)
+            finish(job, .success(summary))
+            emit(.workers(workerPool.infos))
+        case .fail(_, _, let error, let exit, let cancelled):
+            if let exit { run.context.recordExit(exit) }
+            workerPool.release(job)
+            finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure(error)))
+            emit(.workers(workerPool.infos))
+        case .beat, .drain:
+            break
+        }
+    }
+
+    /// Forgets a worker; the attempts it held are lost: retried while attempts are left, else failed
+    /// naming the worker (cancelled, for a job whose cancel was asked for).
+    func detachOnQueue(_ session: WorkerSession, because reason: String) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard workerDirectives.removeValue(forKey: session) != nil else { return }
+        let name = workerPool.name(of: session) ?? "?"
+        let lost = workerPool.detach(session)
+        for (job, _) in lost {
+            statistics.leasesLost += 1
+            let cancelled = cancelRequested.contains(job)
+            finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure("worker \(name) lost: \(reason)")))
+        }
+        emit(.workers(workerPool.infos))
+        if workerPool.count == 0 { stopLeaseTimer() }
+        pump()
+    }
+
+    /// Runs a queued job on a worker: the attempt is counted and assigned before anyone is told.
+    func launchRemote(_ next: JobRecord, on session: WorkerSession) {
+        guard let name = workerPool.name(of: session), let directives = workerDirectives[session] else { return }
+        let attempt = (next.attempt ?? 0) + 1
+        workerPool.assign(next.id, attempt: attempt, to: session)
+        guard let record = begin(next, attempt: attempt, worker: name) else { return }
+        directives(.assign(record, attempt: attempt, lease: leaseSeconds))
+        emit(.workers(workerPool.infos))
+    }
+
+    /// Asks a running job to stop: its flag for a local run, a `cancel` for a worker's.
+    func requestCancel(_ id: JobID) {
+        cancelRequested.insert(id)
+        running[id]?.context.requestCancel()
+        if let holder = workerPool.holder(of: id) { workerDirectives[holder.session]?(.cancel(job: id, attempt: holder.attempt)) }
+    }
+
+    private func startLeaseTimerIfNeeded() {
+        guard leaseTimer == nil else { return }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        let interval = min(1.0, max(0.05, configuration.workerLeaseSeconds / 10))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
+        timer.setEventHandler { [weak self] in self?.checkLeases() }
+        timer.resume()
+        leaseTimer = timer
+    }
+
+    private func stopLeaseTimer() {
+        leaseTimer?.cancel()
+        leaseTimer = nil
+    }
+
+    /// Drops every worker not heard from for a lease: its connection is closed, its attempts lost.
+    private func checkLeases() {
+        let lease = configuration.workerLeaseSeconds
+        for session in workerPool.expired(now: monotonicSeconds(), lease: lease) {
+            let reason = "no message for \(Self.shortSeconds(lease)) s"
+            workerDirectives[session]?(.drop(reason: "worker lease expired: \(reason)"))
+            detachOnQueue(session, because: reason)
+        }
+    }
+}
