@@ -26,14 +26,15 @@ final class StreamHubTests: XCTestCase {
             return actions
         }
 
-        mutating func connect(_ id: ConnectionID, query: [String: String] = [:], authorization: String? = nil) {
-            XCTAssertEqual(hub.handshake(id, Handshake(path: "/ws", host: "h", query: query, authorization: authorization)), .accept)
+        mutating func connect(_ id: ConnectionID, query: [String: String] = [:], authorization: String? = nil, peer: String = "127.0.0.1") {
+            XCTAssertEqual(
+                hub.handshake(id, Handshake(path: "/ws", host: "h", query: query, authorization: authorization, peer: peer)), .accept)
             hub.opened(id, now: now, into: &actions)
         }
 
         /// Connects and delivers the connection's first snapshot, which is read off: the stream is live.
-        mutating func connectLive(_ id: ConnectionID, authorization: String? = nil) {
-            connect(id, authorization: authorization)
+        mutating func connectLive(_ id: ConnectionID, authorization: String? = nil, peer: String = "127.0.0.1") {
+            connect(id, authorization: authorization, peer: peer)
             deliver([.answer(.snapshot(generation: 0), .snapshot(Snapshot(epoch: "e1", seq: 0, jobs: [], news: NewsFeed(), limits: [:])))])
             XCTAssertEqual(written(id).messages.first?["type"]?.stringValue, "snapshot")
         }
@@ -117,7 +118,7 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.handshake(1, Handshake(path: "/ws", origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080")), .accept)
         XCTAssertEqual(harness.hub.handshake(2, Handshake(path: "/ws")), .accept)
         XCTAssertEqual(harness.hub.handshake(3, Handshake(path: "/ws")), .refuse("connection limit (2) reached"))
-        harness.hub.closed(2)  // a handshake that never completed no longer counts
+        harness.hub.closed(2, into: &harness.actions)  // a handshake that never completed no longer counts
         XCTAssertEqual(harness.hub.handshake(3, Handshake(path: "/ws")), .accept)
         XCTAssertEqual(harness.hub.metrics.connectionsRefused, 3)
     }
@@ -396,7 +397,7 @@ final class StreamHubTests: XCTestCase {
 
         harness.hub.httpRequest(11, HTTPRequest(method: "GET", path: "/metrics"), into: &harness.actions)
         _ = harness.take()
-        harness.hub.closed(11)
+        harness.hub.closed(11, into: &harness.actions)
         harness.deliver([.answer(.http(11, .metrics), .statistics(statistics))])
         XCTAssertTrue(harness.take().isEmpty, "the client left: nothing to answer")
     }
@@ -423,5 +424,79 @@ final class StreamHubTests: XCTestCase {
         guard case .respond(1, let refused)? = actions.first else { return XCTFail("no refusal") }
         XCTAssertEqual(refused.status, 401)
         XCTAssertEqual(asks(actions).map(\.1), [.http(2, .start)])
+    }
+
+    // MARK: - Workers
+
+    private static let hello = #"{"type":"hello","role":"worker","name":"gpu-1","kinds":["encode"],"slots":2,"version":1}"#
+
+    private func attaches(_ actions: [HubAction]) -> [ConnectionID] {
+        actions.compactMap { if case .attachWorker(let id, _) = $0 { return id } else { return nil } }
+    }
+
+    func testAWorkerFromLoopbackIsAttachedAndLeavesTheStream() {
+        var harness = Harness()
+        harness.connectLive(1)
+        harness.send(1, Self.hello)
+        XCTAssertEqual(attaches(harness.take()), [1])
+        harness.deliver([.worker(1, .accepted(name: "gpu-1", lease: 30))])
+        XCTAssertEqual(harness.written(1).messages.map { $0["type"]?.stringValue }, ["accepted"])
+        harness.deliver([event(1)])
+        XCTAssertEqual(harness.written(1).messages.count, 0, "a worker gets directives, not events")
+        _ = harness.take()
+        harness.send(1, #"{"type":"beat"}"#)
+        guard case .workerReport(1, .beat)? = harness.take().first else { return XCTFail("the beat was not passed on") }
+        harness.hub.closed(1, into: &harness.actions)
+        guard case .detachWorker(1)? = harness.take().first else { return XCTFail("no detach") }
+    }
+
+    func testWorkersAreRefusedFromElsewhereWithoutAWorkerTokenAndViewersCannotReport() {
+        var harness = Harness()
+        harness.connect(1, peer: "192.0.2.7")
+        harness.send(1, Self.hello)
+        XCTAssertEqual(attaches(harness.take()), [])
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0)))])
+        let refused = harness.written(1).messages.last
+        XCTAssertEqual(refused?["code"], "unauthorized")
+        XCTAssertTrue(refused?["message"]?.stringValue?.contains("loopback only") == true)
+
+        harness.connectLive(2)
+        harness.send(2, #"{"type":"result","job":"j-a","attempt":1,"summary":{}}"#)
+        XCTAssertTrue(harness.take().allSatisfy { if case .workerReport = $0 { return false } else { return true } })
+        XCTAssertEqual(harness.written(2).messages.last?["code"], "unauthorized", "a viewer pretending to be a worker")
+    }
+
+    func testWithAWorkerTokenOnlyThatTokenAttachesAWorker() {
+        var harness = Harness {
+            $0.workerToken = "w-secret"
+            $0.controlToken = "c-secret"
+        }
+        harness.connectLive(1, authorization: "Bearer c-secret")
+        harness.send(1, Self.hello)
+        XCTAssertEqual(attaches(harness.take()), [], "a viewer's control token is not a worker token")
+        XCTAssertEqual(harness.written(1).messages.last?["code"], "unauthorized")
+        harness.connectLive(2)
+        harness.send(2, #"{"type":"auth","token":"w-secret"}"#)
+        harness.send(2, Self.hello)
+        XCTAssertEqual(attaches(harness.take()), [2])
+        harness.connectLive(3, peer: "192.0.2.7")
+        harness.send(3, Self.hello.replacingOccurrences(of: #""version":1"#, with: #""version":1,"token":"w-secret""#))
+        XCTAssertEqual(attaches(harness.take()), [3], "the token may come in the hello, from anywhere")
+    }
+
+    func testARefusedHelloIsSaidAndTheConnectionClosedAndALostLeaseCloses4009() {
+        var harness = Harness()
+        harness.connectLive(1)
+        harness.send(1, Self.hello)
+        _ = harness.take()
+        harness.deliver([.worker(1, .error(EngineError(.kindMismatch, "kind encode: params differ"), job: nil, attempt: nil))])
+        let refused = harness.written(1)
+        XCTAssertEqual(refused.messages.last?["code"], "kind_mismatch")
+        XCTAssertEqual(refused.end, .close(code: 1008, reason: "kind encode: params differ"))
+
+        harness.connectLive(2)
+        harness.send(2, Self.hello)
+        harness.deliver([.worker(2, .accepted(name: "gpu-1", lease: 30)), .worker(2, .drop(reason: "worker lease expired"))])
+        XCTAssertEqual(harness.written(2).end, .close(code: 4009, reason: "worker lease expired"))
     }
 }

@@ -90,7 +90,7 @@ final class EventRecorder: Sendable {
             switch event.event {
             case .job(let record): return record.id == id
             case .progress(let job, _), .results(let job, _), .log(let job, _, _): return job == id
-            case .news: return false
+            case .news, .workers: return false
             }
         }
     }
@@ -126,6 +126,7 @@ extension SequencedEvent {
         case .results(let job, let items): return "#\(seq) results \(job) ×\(items.count)"
         case .news(let revision, let items): return "#\(seq) news \(revision) ×\(items.count)"
         case .log(let job, let lines, _): return "#\(seq) log \(job) ×\(lines.count)"
+        case .workers(let workers): return "#\(seq) workers ×\(workers.count)"
         }
     }
 }

@@ -45,6 +45,8 @@ struct StreamModel {
             if revision != newsRevision + 1 { problems.append("news revision \(revision) after \(newsRevision)") }
             newsRevision = revision
             newsItems = Array((items + newsItems).prefix(newsCapacity))
+        case .workers:
+            break
         }
     }
 

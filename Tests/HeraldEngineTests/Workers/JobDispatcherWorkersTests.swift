@@ -1,0 +1,198 @@
+import Foundation
+import XCTest
+
+@testable import HeraldEngine
+
+/// The engine's side of remote workers, with in-process sessions standing in for connections:
+/// assignment, fencing by attempt, lost leases, cancel, and refused hellos.
+final class JobDispatcherWorkersTests: XCTestCase {
+    /// What one fake worker connection was told, in order. Thread: any (locked).
+    final class Inbox: Sendable {
+        private let store = Locked<[WorkerDirective]>([])
+        var all: [WorkerDirective] { store.withLock { $0 } }
+        var handler: @Sendable (WorkerDirective) -> Void { { [store] directive in store.withLock { $0.append(directive) } } }
+
+        /// Waits for a directive `match` picks out, and returns what it picked.
+        func wait<T>(_ what: String, timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line, _ match: (WorkerDirective) -> T?)
+            -> T?
+        {
+            var found: T?
+            waitUntil(what, timeout: timeout, seen: { "\(self.all)" }, file: file, line: line) {
+                found = all.lazy.compactMap(match).first
+                return found != nil
+            }
+            return found
+        }
+
+        func assignment(of job: JobID, file: StaticString = #filePath, line: UInt = #line) -> Int? {
+            wait("an assign of \(job)", file: file, line: line) { directive in
+                if case .assign(let record, let attempt, _) = directive, record.id == job { return attempt }
+                return nil
+            }
+        }
+
+        func error(about job: JobID, file: StaticString = #filePath, line: UInt = #line) -> EngineError? {
+            wait("an error about \(job)", file: file, line: line) { directive in
+                if case .error(let error, job, _) = directive { return error }
+                return nil
+            }
+        }
+    }
+
+    private static func encode(retries: Int = 0) -> CommandKind {
+        var kind = CommandKind(name: JobKind("encode"), title: "Encode", command: nil, params: [("n", ParamSchema(type: .integer))])
+        kind.retries = retries
+        kind.retryDelay = 0.01
+        return kind
+    }
+
+    private func makeWorkerFixture(retries: Int = 0, lease: Double = 30) -> DispatcherFixture {
+        var configuration = testConfiguration()
+        configuration.workerLeaseSeconds = lease
+        return makeFixture(configuration, runners: [CommandRunner(Self.encode(retries: retries))])
+    }
+
+    private func attach(_ fixture: DispatcherFixture, _ session: Int, name: String, slots: Int = 1, params: [String: JSONValue]? = nil) -> Inbox {
+        let inbox = Inbox()
+        fixture.dispatcher.attachWorker(
+            WorkerSession(session), WorkerHello(name: name, kinds: ["encode"], slots: slots, params: params), directives: inbox.handler)
+        // Before the fixture's shutdown (teardown blocks run last first): a fake worker never answers
+        // the cancel a shutdown sends, so its connection "closes" instead, as the server's would.
+        addTeardownBlock { fixture.dispatcher.detachWorker(WorkerSession(session)) }
+        return inbox
+    }
+
+    func testAWorkerOnlyJobWaitsQueuedThenRunsOnTheWorkerThatReportsIt() throws {
+        let fixture = makeWorkerFixture()
+        let job = try fixture.start(JobKind("encode"), ["n": 3]).get()
+        XCTAssertEqual(job.state, .queued, "no worker and no local command: it waits")
+        let gpu = attach(fixture, 1, name: "gpu-1")
+        XCTAssertEqual(gpu.assignment(of: job.id), 1)
+        XCTAssertTrue(gpu.all.first.map { $0 == .accepted(name: "gpu-1", lease: 30) } ?? false, "accepted comes first: \(gpu.all)")
+        fixture.recorder.waitForState(job.id, .running)
+        XCTAssertEqual(fixture.recorder.jobRecords(of: job.id).last?.worker, "gpu-1")
+
+        let session = WorkerSession(1)
+        fixture.dispatcher.workerSent(session, .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 3, message: "frame 2")))
+        fixture.dispatcher.workerSent(session, .log(job: job.id, attempt: 1, lines: [LogLine(stream: .stdout, text: "encoding")], skipped: 0))
+        fixture.dispatcher.workerSent(session, .result(job: job.id, attempt: 1, summary: ["frames": 3]))
+        let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
+        XCTAssertEqual(done.state, .succeeded)
+        XCTAssertEqual(done.summary, ["frames": 3])
+        XCTAssertEqual(done.worker, "gpu-1")
+        XCTAssertTrue(fixture.recorder.progress(of: job.id).contains { $0.completed == 2 && $0.message == "frame 2" })
+        XCTAssertTrue(fixture.recorder.events.contains { if case .log(job.id, let lines, _) = $0.event { return lines.first?.text == "encoding" } else { return false } })
+        let workers = fixture.recorder.events.compactMap { if case .workers(let infos) = $0.event { return infos } else { return nil } }
+        XCTAssertEqual(workers.last?.map(\.busy), [0], "the slot is free again")
+        XCTAssertTrue(workers.contains { $0.map(\.busy) == [1] })
+        XCTAssertEqual(fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).map(\.total), .success(1), "the log is kept")
+    }
+
+    func testReportsFromAnyoneButTheHolderOfTheCurrentAttemptAreRefusedAndChangeNothing() throws {
+        let fixture = makeWorkerFixture()
+        let gpu = attach(fixture, 1, name: "gpu-1")
+        let other = attach(fixture, 2, name: "other")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        // Both are idle: the one attached first takes it.
+        let holder = (session: WorkerSession(1), inbox: gpu)
+        let stranger = (session: WorkerSession(2), inbox: other)
+        XCTAssertEqual(holder.inbox.assignment(of: job.id), 1)
+
+        fixture.dispatcher.workerSent(stranger.session, .result(job: job.id, attempt: 1, summary: ["forged": true]))
+        XCTAssertEqual(stranger.inbox.error(about: job.id)?.code, .leaseLost)
+        fixture.dispatcher.workerSent(holder.session, .progress(job: job.id, attempt: 2, JobProgress(completed: 1, total: 1)))
+        XCTAssertEqual(holder.inbox.error(about: job.id)?.code, .leaseLost, "a wrong attempt")
+        fixture.dispatcher.workerSent(holder.session, .result(job: JobID("j-nosuchjob"), attempt: 1, summary: [:]))
+        XCTAssertEqual(holder.inbox.error(about: JobID("j-nosuchjob"))?.code, .notFound)
+
+        XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running)
+        XCTAssertEqual(fixture.recorder.progress(of: job.id), [], "no refused report moved the bar")
+        XCTAssertEqual(fixture.dispatcher.currentStatistics().staleReports, 2)
+    }
+
+    func testALostWorkersAttemptIsRetriedOnAnotherAndItsLateReportsAreRefused() throws {
+        let fixture = makeWorkerFixture(retries: 1)
+        let first = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertEqual(first.assignment(of: job.id), 1)
+        fixture.dispatcher.detachWorker(WorkerSession(1))
+        fixture.recorder.waitFor("the retry is queued") { _ in
+            fixture.recorder.jobRecords(of: job.id).contains { $0.state == .queued && $0.error?.contains("worker gpu-1 lost") == true }
+        }
+        let second = attach(fixture, 2, name: "gpu-2")
+        XCTAssertEqual(second.assignment(of: job.id), 2)
+        // The first worker comes back on a new connection and reports its old run.
+        let back = attach(fixture, 3, name: "gpu-1")
+        fixture.dispatcher.workerSent(WorkerSession(3), .result(job: job.id, attempt: 1, summary: ["stale": true]))
+        XCTAssertEqual(back.error(about: job.id)?.code, .leaseLost)
+        fixture.dispatcher.workerSent(WorkerSession(2), .result(job: job.id, attempt: 2, summary: ["fresh": true]))
+        let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
+        XCTAssertEqual(done.summary, ["fresh": true])
+        XCTAssertEqual(done.attempt, 2)
+        XCTAssertEqual(done.worker, "gpu-2")
+        XCTAssertEqual(fixture.dispatcher.currentStatistics().leasesLost, 1)
+    }
+
+    func testASilentWorkerIsDroppedAfterItsLeaseAndItsJobFailsNamingIt() throws {
+        let fixture = makeWorkerFixture(lease: 0.3)
+        let silent = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertNotNil(silent.assignment(of: job.id))
+        let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
+        XCTAssertEqual(done.state, .failed)
+        XCTAssertEqual(done.error, "worker gpu-1 lost: no message for 0.3 s")
+        XCTAssertNotNil(silent.wait("a drop") { if case .drop = $0 { return true } else { return nil } })
+        XCTAssertEqual(fixture.dispatcher.currentStatistics().workersConnected, 0)
+    }
+
+    func testBeatsKeepALeaseAlive() throws {
+        let fixture = makeWorkerFixture(lease: 0.3)
+        let busy = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertNotNil(busy.assignment(of: job.id))
+        // Three leases' worth of beats at a third of the lease: the job must still be running.
+        for _ in 0..<9 {
+            fixture.dispatcher.workerSent(WorkerSession(1), .beat)
+            usleep(100_000)
+        }
+        XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running)
+        XCTAssertFalse(busy.all.contains { if case .drop = $0 { return true } else { return false } })
+    }
+
+    func testCancelReachesTheWorkerAndEndsWhenItSaysSo() throws {
+        let fixture = makeWorkerFixture()
+        let gpu = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertEqual(gpu.assignment(of: job.id), 1)
+        _ = fixture.dispatcher.cancel(job.id.rawValue)
+        XCTAssertNotNil(gpu.wait("a cancel") { $0 == .cancel(job: job.id, attempt: 1) ? true : nil })
+        XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running, "running until the worker says it ended")
+        fixture.dispatcher.workerSent(
+            WorkerSession(1), .fail(job: job.id, attempt: 1, error: "cancelled", exit: ["signal": "TERM"], cancelled: true))
+        let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
+        XCTAssertEqual(done.state, .cancelled)
+        XCTAssertEqual(done.exit, ["signal": "TERM"])
+    }
+
+    func testHellosThatDisagreeWithTheServerAreRefused() {
+        let fixture = makeFixture(testConfiguration(), runners: JobCatalog.standardRunners() + [CommandRunner(Self.encode())])
+        func refusal(kinds: [String], params: [String: JSONValue]? = nil) -> EngineError? {
+            let inbox = Inbox()
+            fixture.dispatcher.attachWorker(
+                WorkerSession(kinds.count), WorkerHello(name: "w", kinds: kinds, slots: 1, params: params), directives: inbox.handler)
+            return inbox.wait("an answer to hello") { directive -> EngineError?? in
+                switch directive {
+                case .error(let error, nil, nil): return .some(error)
+                case .accepted: return .some(nil)
+                default: return nil
+                }
+            } ?? nil
+        }
+        XCTAssertEqual(refusal(kinds: ["render"])?.code, .unknownKind)
+        XCTAssertEqual(refusal(kinds: ["encode", "sort"])?.code, .kindMismatch)
+        let mismatch = refusal(kinds: ["encode"], params: ["encode": ["n": ["type": "string"]]])
+        XCTAssertEqual(mismatch?.code, .kindMismatch)
+        XCTAssertTrue(mismatch?.message.hasPrefix("kind encode:") == true, mismatch?.message ?? "")
+        XCTAssertNil(refusal(kinds: ["encode", "encode", "encode"], params: ["encode": ["n": ["type": "integer"]]]))
+    }
+}
