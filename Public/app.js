@@ -12,6 +12,7 @@
   const REPLY_TIMEOUT_MS = 20000;
 
   const store = new Herald.Store();
+  const workersView = new Herald.workers.WorkersView(store);
   const jobsView = new Herald.render.JobsView(store, cancelJob, (row, job) => logView.decorateRow(row, job));
   const matchesView = new Herald.render.MatchesView(store);
   const newsView = new Herald.render.NewsView();
@@ -223,6 +224,7 @@
         kindForms.setKinds(store.limits);
         kindForms.reset();
         logBook.clear();
+        workersView.update();
         jobsView.rebuild();
         logView.reset();
         matchesView.update();
@@ -248,6 +250,10 @@
         return;
       case 'news':
         onNewsEvent();
+        return;
+      case 'workers':
+        workersView.update();
+        jobsView.refreshQueued();
         return;
       default:
         return;

@@ -160,6 +160,14 @@
       this.fill(row, job);
     }
 
+    // The workers changed: queued jobs may have found (or lost) one that runs them.
+    refreshQueued() {
+      for (const [id, row] of this.rows) {
+        const job = this.store.jobs.get(id);
+        if (job && job.state === 'queued') this.fillProgress(row, job);
+      }
+    }
+
     progress(job) {
       const id = job.id;
       inNextFrame('job:' + id, () => {
@@ -183,6 +191,7 @@
       setText(row.querySelector('.job-kind'), kindNames[job.kind] || job.kind);
       const after = Array.isArray(job.after) && job.after.length > 0 ? ' · after ' + job.after.length + (job.after.length === 1 ? ' job' : ' jobs') : '';
       setText(row.querySelector('.job-params'), paramsSummary(job) + after);
+      setText(row.querySelector('.job-worker'), typeof job.worker === 'string' ? 'on ' + job.worker : '');
       const badge = row.querySelector('.job-state');
       setText(badge, stateWords[job.state] || job.state);
       badge.dataset.state = job.state;
@@ -236,7 +245,9 @@
       const running = job.state === 'running';
       setText(row.querySelector('.job-rate'), running ? fmt.rate(job.kind, p.rate) : '—');
       setText(row.querySelector('.job-eta'), running && fmt.isNumber(p.eta) ? fmt.duration(p.eta) : '—');
-      setText(row.querySelector('.job-message'), running && typeof p.message === 'string' ? p.message : '');
+      let message = running && typeof p.message === 'string' ? p.message : '';
+      if (this.store.waitsForWorker(job)) message = 'waiting for a worker';
+      setText(row.querySelector('.job-message'), message);
     }
 
     fillTimes(row, job) {

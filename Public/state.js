@@ -22,6 +22,10 @@
     return isObject(value) && typeof value.file === 'string';
   }
 
+  function isWorker(value) {
+    return isObject(value) && typeof value.name === 'string' && Array.isArray(value.kinds);
+  }
+
   function isNewsItem(value) {
     return isObject(value) && typeof value.id === 'string';
   }
@@ -40,6 +44,7 @@
       this.jobs = new Map(); // id → JOB, in creation order (oldest first)
       this.news = { revision: 0, items: [] };
       this.limits = {};
+      this.workers = []; // connected remote workers (docs/workers.md)
       this.results = null; // { job, items, received, complete, sawEnd } for the newest search job
       this.clockOffsetMs = 0; // server clock minus ours, from event timestamps
       this.bestClockSample = -Infinity;
@@ -91,6 +96,7 @@
       this.epoch = typeof message.epoch === 'string' ? message.epoch : null;
       this.seq = typeof message.seq === 'number' ? message.seq : null;
       this.limits = isObject(message.limits) ? message.limits : {};
+      this.workers = Array.isArray(message.workers) ? message.workers.filter(isWorker) : [];
       this.jobs = new Map();
       const jobs = Array.isArray(message.jobs) ? message.jobs.filter(isJob) : [];
       for (const job of jobs) this.jobs.set(job.id, normalizeJob(job));
@@ -133,6 +139,10 @@
           break;
         case 'news':
           this.applyNews(message);
+          break;
+        case 'workers':
+          this.workers = Array.isArray(message.workers) ? message.workers.filter(isWorker) : [];
+          this.emit('workers');
           break;
         default:
           break; // an event this dashboard does not know: counted, otherwise ignored
@@ -251,6 +261,14 @@
     }
 
     // The snapshot's entry for a kind (`limits.kinds[kind]`), or null.
+    // A queued job that nothing can run now: its kind has no command here and no connected worker runs it.
+    waitsForWorker(job) {
+      if (job.state !== 'queued') return false;
+      const info = this.kindInfo(job.kind);
+      if (!info || info.command !== false) return false;
+      return !this.workers.some((worker) => worker.kinds.includes(job.kind));
+    }
+
     kindInfo(kind) {
       const kinds = this.limits && isObject(this.limits.kinds) ? this.limits.kinds : null;
       return kinds && isObject(kinds[kind]) ? kinds[kind] : null;
