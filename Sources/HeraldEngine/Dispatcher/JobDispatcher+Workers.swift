@@ -119,7 +119,11 @@ extension JobDispatcher {
         case .fail(_, _, let error, let exit, let cancelled):
             if let exit { run.context.recordExit(exit) }
             workerPool.release(job)
-            finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure(error)))
+            if let timeout = remoteTimedOut.remove(job).flatMap({ _ in timeout(of: record.kind) }), !cancelRequested.contains(job) {
+                finish(job, .failure(JobFailure("timed out after \(CommandRunner.seconds(timeout)) s")))
+            } else {
+                finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure(error)))
+            }
             emit(.workers(workerPool.infos))
         case .beat, .drain:
             break
@@ -135,6 +139,7 @@ extension JobDispatcher {
         let lost = workerPool.detach(session)
         for (job, _) in lost {
             statistics.leasesLost += 1
+            remoteTimedOut.remove(job)
             let cancelled = cancelRequested.contains(job)
             finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure("worker \(name) lost: \(reason)")))
         }
@@ -148,6 +153,7 @@ extension JobDispatcher {
         guard let name = workerPool.name(of: session), let directives = workerDirectives[session] else { return }
         let attempt = (next.attempt ?? 0) + 1
         workerPool.assign(next.id, attempt: attempt, to: session)
+        remoteTimedOut.remove(next.id)
         guard let record = begin(next, attempt: attempt, worker: name) else { return }
         directives(.assign(record, attempt: attempt, lease: leaseSeconds))
         emit(.workers(workerPool.infos))
@@ -175,8 +181,21 @@ extension JobDispatcher {
         leaseTimer = nil
     }
 
+    /// The server's `timeout` for a kind (from its jobs file), which holds for remote attempts too.
+    private func timeout(of kind: JobKind) -> Double? {
+        (runners[kind] as? CommandRunner)?.definition.timeout
+    }
+
     /// Drops every worker not heard from for a lease: its connection is closed, its attempts lost.
+    /// Asks a worker to stop an attempt that ran past its kind's timeout (it ends `failed`, "timed out").
     private func checkLeases() {
+        for (job, run) in running where !remoteTimedOut.contains(job) {
+            guard let holder = workerPool.holder(of: job), let timeout = timeout(of: run.context.kind),
+                clock.now - run.started >= .milliseconds(Int64(timeout * 1000))
+            else { continue }
+            remoteTimedOut.insert(job)
+            workerDirectives[holder.session]?(.cancel(job: job, attempt: holder.attempt))
+        }
         let lease = configuration.workerLeaseSeconds
         for session in workerPool.expired(now: monotonicSeconds(), lease: lease) {
             let reason = "no message for \(Self.shortSeconds(lease)) s"

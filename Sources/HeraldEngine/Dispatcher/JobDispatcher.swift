@@ -67,6 +67,9 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var workerDirectives: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
     /// Checks workers' leases while any is attached. Confined to `queue`.
     var leaseTimer: DispatchSourceTimer?
+    /// Remote attempts cancelled because they ran past their kind's `timeout`: their `fail` is a
+    /// timeout, not a cancel. Confined to `queue`.
+    var remoteTimedOut: Set<JobID> = []
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
     struct RunningJob {

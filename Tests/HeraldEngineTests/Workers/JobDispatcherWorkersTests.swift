@@ -13,7 +13,9 @@ final class JobDispatcherWorkersTests: XCTestCase {
         var handler: @Sendable (WorkerDirective) -> Void { { [store] directive in store.withLock { $0.append(directive) } } }
 
         /// Waits for a directive `match` picks out, and returns what it picked.
-        func wait<T>(_ what: String, timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line, _ match: (WorkerDirective) -> T?)
+        func wait<T>(
+            _ what: String, timeout: Double = 10, file: StaticString = #filePath, line: UInt = #line, _ match: (WorkerDirective) -> T?
+        )
             -> T?
         {
             var found: T?
@@ -39,20 +41,23 @@ final class JobDispatcherWorkersTests: XCTestCase {
         }
     }
 
-    private static func encode(retries: Int = 0) -> CommandKind {
+    private static func encode(retries: Int = 0, timeout: Double? = nil) -> CommandKind {
         var kind = CommandKind(name: JobKind("encode"), title: "Encode", command: nil, params: [("n", ParamSchema(type: .integer))])
         kind.retries = retries
+        kind.timeout = timeout
         kind.retryDelay = 0.01
         return kind
     }
 
-    private func makeWorkerFixture(retries: Int = 0, lease: Double = 30) -> DispatcherFixture {
+    private func makeWorkerFixture(retries: Int = 0, lease: Double = 30, timeout: Double? = nil) -> DispatcherFixture {
         var configuration = testConfiguration()
         configuration.workerLeaseSeconds = lease
-        return makeFixture(configuration, runners: [CommandRunner(Self.encode(retries: retries))])
+        return makeFixture(configuration, runners: [CommandRunner(Self.encode(retries: retries, timeout: timeout))])
     }
 
-    private func attach(_ fixture: DispatcherFixture, _ session: Int, name: String, slots: Int = 1, params: [String: JSONValue]? = nil) -> Inbox {
+    private func attach(_ fixture: DispatcherFixture, _ session: Int, name: String, slots: Int = 1, params: [String: JSONValue]? = nil)
+        -> Inbox
+    {
         let inbox = Inbox()
         fixture.dispatcher.attachWorker(
             WorkerSession(session), WorkerHello(name: name, kinds: ["encode"], slots: slots, params: params), directives: inbox.handler)
@@ -74,14 +79,18 @@ final class JobDispatcherWorkersTests: XCTestCase {
 
         let session = WorkerSession(1)
         fixture.dispatcher.workerSent(session, .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 3, message: "frame 2")))
-        fixture.dispatcher.workerSent(session, .log(job: job.id, attempt: 1, lines: [LogLine(stream: .stdout, text: "encoding")], skipped: 0))
+        fixture.dispatcher.workerSent(
+            session, .log(job: job.id, attempt: 1, lines: [LogLine(stream: .stdout, text: "encoding")], skipped: 0))
         fixture.dispatcher.workerSent(session, .result(job: job.id, attempt: 1, summary: ["frames": 3]))
         let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
         XCTAssertEqual(done.state, .succeeded)
         XCTAssertEqual(done.summary, ["frames": 3])
         XCTAssertEqual(done.worker, "gpu-1")
         XCTAssertTrue(fixture.recorder.progress(of: job.id).contains { $0.completed == 2 && $0.message == "frame 2" })
-        XCTAssertTrue(fixture.recorder.events.contains { if case .log(job.id, let lines, _) = $0.event { return lines.first?.text == "encoding" } else { return false } })
+        XCTAssertTrue(
+            fixture.recorder.events.contains {
+                if case .log(job.id, let lines, _) = $0.event { return lines.first?.text == "encoding" } else { return false }
+            })
         let workers = fixture.recorder.events.compactMap { if case .workers(let infos) = $0.event { return infos } else { return nil } }
         XCTAssertEqual(workers.last?.map(\.busy), [0], "the slot is free again")
         XCTAssertTrue(workers.contains { $0.map(\.busy) == [1] })
@@ -172,6 +181,18 @@ final class JobDispatcherWorkersTests: XCTestCase {
         let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
         XCTAssertEqual(done.state, .cancelled)
         XCTAssertEqual(done.exit, ["signal": "TERM"])
+    }
+
+    func testTheServersTimeoutHoldsForARemoteAttempt() throws {
+        let fixture = makeWorkerFixture(timeout: 0.2)
+        let gpu = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertEqual(gpu.assignment(of: job.id), 1)
+        XCTAssertNotNil(gpu.wait("a cancel for the timeout") { $0 == .cancel(job: job.id, attempt: 1) ? true : nil })
+        fixture.dispatcher.workerSent(WorkerSession(1), .fail(job: job.id, attempt: 1, error: "cancelled", exit: nil, cancelled: true))
+        let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
+        XCTAssertEqual(done.state, .failed)
+        XCTAssertEqual(done.error, "timed out after 0.2 s")
     }
 
     func testHellosThatDisagreeWithTheServerAreRefused() {

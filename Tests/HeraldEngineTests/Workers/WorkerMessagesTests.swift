@@ -20,12 +20,15 @@ final class WorkerMessagesTests: XCTestCase {
     }
 
     func testBadHellosNameTheField() {
-        XCTAssertEqual(refusal(#"{"type":"hello","role":"viewer","name":"a","kinds":["x"],"version":1}"#)?.message, #"role: must be "worker""#)
-        XCTAssertTrue(refusal(#"{"type":"hello","role":"worker","name":"a","kinds":["x"],"version":2}"#)?.message.contains("speaks 1") == true)
+        XCTAssertEqual(
+            refusal(#"{"type":"hello","role":"viewer","name":"a","kinds":["x"],"version":1}"#)?.message, #"role: must be "worker""#)
+        XCTAssertTrue(
+            refusal(#"{"type":"hello","role":"worker","name":"a","kinds":["x"],"version":2}"#)?.message.contains("speaks 1") == true)
         XCTAssertTrue(refusal(#"{"type":"hello","role":"worker","name":"","kinds":["x"],"version":1}"#)?.message.hasPrefix("name:") == true)
         XCTAssertTrue(refusal(#"{"type":"hello","role":"worker","name":"a","kinds":[],"version":1}"#)?.message.hasPrefix("kinds:") == true)
         XCTAssertTrue(
-            refusal(#"{"type":"hello","role":"worker","name":"a","kinds":["x"],"slots":0,"version":1}"#)?.message.hasPrefix("slots:") == true)
+            refusal(#"{"type":"hello","role":"worker","name":"a","kinds":["x"],"slots":0,"version":1}"#)?.message.hasPrefix("slots:")
+                == true)
     }
 
     func testReportsRoundTripThroughTheirJSON() throws {
@@ -51,8 +54,10 @@ final class WorkerMessagesTests: XCTestCase {
     func testJobMessagesNeedAJobAndAnAttempt() {
         XCTAssertEqual(refusal(#"{"type":"progress","attempt":1,"completed":1,"total":2}"#)?.message, "job: required, a job id")
         XCTAssertTrue(refusal(#"{"type":"result","job":"j-a"}"#)?.message.hasPrefix("attempt:") == true)
-        XCTAssertTrue(refusal(#"{"type":"progress","job":"j-a","attempt":1,"completed":-1,"total":2}"#)?.message.hasPrefix("completed:") == true)
-        XCTAssertTrue(refusal(#"{"type":"log","job":"j-a","attempt":1,"lines":[{"stream":"stdout"}]}"#)?.message.hasPrefix("lines:") == true)
+        XCTAssertTrue(
+            refusal(#"{"type":"progress","job":"j-a","attempt":1,"completed":-1,"total":2}"#)?.message.hasPrefix("completed:") == true)
+        XCTAssertTrue(
+            refusal(#"{"type":"log","job":"j-a","attempt":1,"lines":[{"stream":"stdout"}]}"#)?.message.hasPrefix("lines:") == true)
     }
 
     func testDirectivesAreTheDocumentedMessages() throws {
