@@ -13,6 +13,10 @@ public struct ServerConfiguration: Sendable {
     public var maxConnections = 10_000
     /// Pending bytes a slow client may hold before its progress is collapsed and then resynced.
     public var outboxCapBytes = 1024 * 1024
+    /// Bytes of framed events the shared ring keeps (`--ring-bytes`): how far behind the newest event
+    /// a connection may fall before it is resynced. Server memory for the stream is this, whatever
+    /// the clients do.
+    public var ringBytes = 4 * 1024 * 1024
     public var resyncLimit = 3
     public var resyncWindowSeconds = 10.0
     public var commandsPerSecond = 50.0

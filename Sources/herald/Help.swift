@@ -27,7 +27,8 @@ enum Help {
           --public DIR             dashboard folder (default: $HERALD_PUBLIC, ./Public, or the one installed beside the binary)
           --max-connections N      WebSocket connections at once (default 10000)
           --max-message-bytes N    largest inbound message (default 65536; larger closes with 1009)
-          --outbox-bytes N         pending bytes per slow client before collapse/resync (default 1048576)
+          --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
+          --outbox-bytes N         a client's own pending replies, above which refusals of its commands are dropped (default 1048576)
           --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
           --token TOKEN            require this token to start or cancel jobs (or $HERALD_TOKEN)
           --token-file FILE        read the token from FILE

@@ -19,6 +19,7 @@ extension ServeCommand {
             server.maxConnections = try arguments.integer("max-connections", in: 1...1_000_000) ?? server.maxConnections
             server.maxMessageBytes = try arguments.integer("max-message-bytes", in: 256...16_777_216) ?? server.maxMessageBytes
             server.outboxCapBytes = try arguments.integer("outbox-bytes", in: 4096...1_073_741_824) ?? server.outboxCapBytes
+            server.ringBytes = try arguments.integer("ring-bytes", in: 65_536...4_294_967_296) ?? server.ringBytes
             server.allowedOrigins = arguments.all("allow-origin")
             server.shutdownGraceSeconds = try arguments.number("grace", in: 0...3600) ?? server.shutdownGraceSeconds
             if let name = arguments.last("log-level") {

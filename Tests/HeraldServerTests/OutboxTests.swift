@@ -2,58 +2,27 @@ import HeraldEngine
 @testable import HeraldServer
 import XCTest
 
-/// The slow-client policy as a plain value: collapse, resync, close.
+/// A connection's own frames (replies, its snapshot, replayed events) and its resync count.
 final class OutboxTests: XCTestCase {
-    // (the server appends, then relieves when the socket is full; these tests do both at once)
-    private func progress(_ seq: Int64, job: String, size: Int = 100) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: seq, progressJob: JobID(job), ts: nil), bytes: Array(repeating: 1, count: size))
-    }
-
     private func lifecycle(_ seq: Int64, size: Int = 100, ts: Int64? = nil) -> OutboundFrame {
         OutboundFrame(kind: .event(seq: seq, progressJob: nil, ts: ts), bytes: Array(repeating: 2, count: size))
     }
 
-    func testUnderTheCapNothingIsDropped() {
-        var outbox = Outbox(capBytes: 1000)
-        for seq in 1...5 { XCTAssertEqual(outbox.appendAndRelieve(progress(Int64(seq), job: "a"), now: 0), .fine) }
-        XCTAssertEqual(outbox.count, 5)
-        XCTAssertEqual(outbox.pendingBytes, 500)
-    }
-
-    func testOverTheCapProgressCollapsesToTheLatestPerJob() {
-        var outbox = Outbox(capBytes: 450)
-        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
-        _ = outbox.appendAndRelieve(progress(2, job: "a"), now: 0)
-        _ = outbox.appendAndRelieve(progress(3, job: "b"), now: 0)
-        _ = outbox.appendAndRelieve(progress(4, job: "a"), now: 0)
-        XCTAssertEqual(outbox.appendAndRelieve(progress(5, job: "a"), now: 0), .fine)
-        let kinds = outbox.frames.map(\.kind)
-        XCTAssertEqual(
-            kinds,
-            [
-                .event(seq: 1, progressJob: nil, ts: nil), .event(seq: 3, progressJob: JobID("b"), ts: nil),
-                .event(seq: 5, progressJob: JobID("a"), ts: nil),
-            ])
-        XCTAssertEqual(outbox.collapsed, 2)
-    }
-
-    func testStillOverTheCapAsksForResyncAndKeepsReplies() {
-        var outbox = Outbox(capBytes: 250, resyncLimit: 3, resyncWindow: 10)
+    func testDiscardingEventsKeepsReplies() {
+        var outbox = Outbox(capBytes: 250)
         outbox.append(OutboundFrame(kind: .reply, bytes: [9]))
-        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
-        _ = outbox.appendAndRelieve(lifecycle(2), now: 0)
-        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(3), now: 0), .resync)
-        XCTAssertEqual(outbox.frames.map(\.kind), [.reply], "events dropped, the reply kept")
+        outbox.append(lifecycle(1))
+        outbox.append(OutboundFrame(kind: .snapshot(seq: 1), bytes: [1, 2]))
+        outbox.discardEvents()
+        XCTAssertEqual(outbox.frames.map(\.kind), [.reply], "events and the snapshot dropped, the reply kept")
+        XCTAssertEqual(outbox.pendingBytes, 1)
     }
 
     func testTooManyResyncsInTheWindowClose() {
         var outbox = Outbox(capBytes: 150, resyncLimit: 2, resyncWindow: 10)
-        _ = outbox.appendAndRelieve(lifecycle(1), now: 0)
-        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(2), now: 0), .resync)
-        _ = outbox.appendAndRelieve(lifecycle(3), now: 20)
-        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(4), now: 20), .resync, "the first resync left the window")
-        _ = outbox.appendAndRelieve(lifecycle(5), now: 25)
-        XCTAssertEqual(outbox.appendAndRelieve(lifecycle(6), now: 25), .close)
+        XCTAssertEqual(outbox.noteResync(now: 0), .resync)
+        XCTAssertEqual(outbox.noteResync(now: 20), .resync, "the first resync left the window")
+        XCTAssertEqual(outbox.noteResync(now: 25), .close)
     }
 
     func testBatchesTakeWholeFramesUpToTheLimit() {
@@ -86,12 +55,5 @@ final class OutboxTests: XCTestCase {
         outbox.append(OutboundFrame(kind: .snapshot(seq: 9), bytes: [2]))
         outbox.append(lifecycle(10, size: 10))
         XCTAssertNil(outbox.takeBatch(limit: 41, into: &buffer), "a snapshot, a reply or a replayed event is not observed")
-    }
-}
-
-extension Outbox {
-    fileprivate mutating func appendAndRelieve(_ frame: OutboundFrame, now: Double) -> Pressure {
-        append(frame)
-        return relieve(now: now)
     }
 }

@@ -9,7 +9,7 @@ final class SlowClientTests: XCTestCase {
         // Many small events quickly, a small cap, and a reader that never reads.
         let runner = GateRunner(steps: 20_000, free: true)
         let server = try LiveServer(runners: [runner]) {
-            $0.outboxCapBytes = 1024 * 1024
+            $0.ringBytes = 1024 * 1024
             $0.resyncLimit = 1_000
         }
         defer { server.stop() }
@@ -38,7 +38,7 @@ final class SlowClientTests: XCTestCase {
         // An endless stream of large events: it runs until the stalled reader has been closed.
         let runner = GateRunner(steps: 10_000_000, free: true)
         let server = try LiveServer(runners: [runner]) {
-            $0.outboxCapBytes = 64 * 1024
+            $0.ringBytes = 64 * 1024
             $0.resyncLimit = 3
             $0.resyncWindowSeconds = 60
         }

@@ -9,7 +9,6 @@ final class StreamHubTests: XCTestCase {
         var hub: StreamHub
         var actions: [HubAction] = []
         var buffer: [UInt8] = []
-        var choked: Set<ConnectionID> = []
         var now = 0.0
         /// The wall clock the transport would pass to `writable` (microseconds since 1970).
         var nowMicros: Int64 = 0
@@ -43,8 +42,7 @@ final class StreamHubTests: XCTestCase {
             let drained = DeliveryInbox.Drained(
                 overflowed: overflowed, replies: deliveries.filter { !isOrdered($0) }, ordered: deliveries.filter(isOrdered), more: false,
                 stopRequested: stop)
-            let choked = self.choked
-            hub.deliver(drained, now: now, isChoked: { choked.contains($0) }, into: &actions)
+            hub.deliver(drained, now: now, into: &actions)
         }
 
         private func isOrdered(_ delivery: Delivery) -> Bool {
@@ -64,7 +62,7 @@ final class StreamHubTests: XCTestCase {
         mutating func written(_ id: ConnectionID) -> (messages: [JSONValue], end: WriteStep) {
             var messages: [JSONValue] = []
             while true {
-                let step = hub.writable(id, nowMicros: nowMicros, into: &buffer)
+                let step = hub.writable(id, nowMicros: nowMicros, into: &buffer, actions: &actions)
                 guard case .write(_, let more) = step else { return (messages, step) }
                 messages += Self.payloads(buffer).map { try! JSONParser.parse($0) }
                 if !more { return (messages, .idle) }
@@ -205,51 +203,54 @@ final class StreamHubTests: XCTestCase {
 
     // MARK: - Slow clients
 
-    func testSlowClientIsCollapsedThenResyncedThenClosedWith4008() {
+    func testAClientThatFallsOffTheRingIsResyncedThenClosedWith4008() {
         var harness = Harness {
-            $0.outboxCapBytes = 2_000
+            $0.ringBytes = 4096
             $0.resyncLimit = 2
         }
-        harness.connect(1)
-        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0)))])
-        harness.choked = [1]
-        // Progress of one job, over the cap: collapsed to the newest value, still connected.
-        harness.deliver((1...10).map { event($0, size: 300) })
-        XCTAssertGreaterThan(harness.hub.metrics.progressCollapsed, 0)
-        XCTAssertEqual(harness.hub.metrics.resyncs, 0)
-        // Progress of many jobs cannot collapse: resynced, which asks for a snapshot.
+        harness.connectLive(1)
+        harness.connectLive(2)
         _ = harness.take()
-        harness.deliver((11...30).map { event($0, job: "j-\($0)", size: 300) })
-        XCTAssertEqual(harness.hub.metrics.resyncs, 1)
+        // Connection 2 writes as events come; connection 1 writes nothing: the ring moves past it.
+        for seq in Int64(1)...30 {
+            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
+            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq])
+        }
+        XCTAssertEqual(harness.hub.metrics.resyncs, 1, "connection 1 fell off the ring once")
         XCTAssertEqual(asks(harness.take()).map(\.0), [.snapshot])
         harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 30)))])
         // Again within the window: closed with 4008 once what is queued is written.
-        harness.deliver((31...50).map { event($0, job: "j-\($0)", size: 300) })
+        for seq in Int64(31)...50 {
+            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
+            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq], "the other connection misses nothing")
+        }
         XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1)
+        XCTAssertEqual(harness.hub.metrics.resyncs, 1)
         let (messages, end) = harness.written(1)
-        XCTAssertTrue(messages.isEmpty, "the backlog (events and the unsent snapshot) was dropped: only the close follows")
+        XCTAssertTrue(messages.isEmpty, "the backlog (the unsent snapshot) was dropped: only the close follows")
         XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
     }
 
-    func testBacklogCountSeesConnectionsOverAQuarterOfTheCap() {
-        var harness = Harness { $0.outboxCapBytes = 4_000 }
+    func testBacklogCountSeesConnectionsOverAQuarterOfTheRing() {
+        var harness = Harness { $0.ringBytes = 8192 }
         harness.connectLive(1)
         harness.connectLive(2)
         XCTAssertEqual(harness.hub.backlogCount.backlogged, 0)
-        harness.deliver((1...5).map { event($0, job: "j-\($0)", size: 300) })
-        XCTAssertEqual(harness.hub.backlogCount.backlogged, 2, "both hold over 1,000 bytes unsent")
+        harness.deliver((1...8).map { event($0, job: "j-\($0)", size: 300) })
+        XCTAssertEqual(harness.hub.backlogCount.backlogged, 2, "both are over 2,048 bytes behind")
         XCTAssertEqual(harness.hub.backlogCount.total, 2)
         _ = harness.written(1)
         XCTAssertEqual(harness.hub.backlogCount.backlogged, 1, "connection 1 wrote its backlog")
     }
 
-    func testAReaderThatKeepsUpIsNeverRelieved() {
-        var harness = Harness { $0.outboxCapBytes = 1_000 }
-        harness.connect(1)
-        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 0)))])
-        harness.deliver((1...50).map { event($0, job: "j-\($0)", size: 300) })
-        XCTAssertEqual(harness.hub.metrics.resyncs + harness.hub.metrics.progressCollapsed, 0, "over the cap, but the socket takes more")
-        XCTAssertEqual(harness.written(1).messages.count, 51)
+    func testAReaderThatKeepsUpIsNeverResyncedHoweverMuchPassesThroughTheRing() {
+        var harness = Harness { $0.ringBytes = 4096 }
+        harness.connectLive(1)
+        for seq in Int64(1)...200 {
+            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
+            XCTAssertEqual(harness.written(1).messages.count, 1)
+        }
+        XCTAssertEqual(harness.hub.metrics.resyncs, 0, "60 KB through a 4 KB ring, read as it came")
     }
 
     func testInboxOverflowResyncsEveryoneWithASnapshotAskedAfterIt() {

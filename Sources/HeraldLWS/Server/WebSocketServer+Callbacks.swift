@@ -72,19 +72,14 @@ extension WebSocketServer {
     func drainInbox(now: Double) {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
-        hub.deliver(
-            drained, now: now,
-            isChoked: { [sockets] id in
-                // lws_send_pipe_choked costs a poll(): the hub asks only for connections over their cap.
-                sockets[id].map { lws_send_pipe_choked($0) != 0 } ?? false
-            }, into: &actions)
+        hub.deliver(drained, now: now, into: &actions)
         let backlog = hub.backlogCount
         inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
     }
 
     /// Writes what the hub gives for one writable callback: whole frames in one raw write.
     func write(to wsi: OpaquePointer, id: ConnectionID) -> CallbackAction {
-        switch hub.writable(id, nowMicros: Self.wallClockMicros(), into: &batchBuffer) {
+        switch hub.writable(id, nowMicros: Self.wallClockMicros(), into: &batchBuffer, actions: &actions) {
         case .idle:
             return .proceed
         case .close(let code, let reason):

@@ -14,7 +14,14 @@ final class HubConnection {
     let peer: String
     var outbox: Outbox
     var commandBucket: TokenBucket
-    var stream: StreamPosition
+    /// Leaving `.live` drops the cursor: only a live connection reads the ring.
+    var stream: StreamPosition {
+        didSet {
+            if case .live = stream {} else { cursor = nil }
+        }
+    }
+    /// The ring entry to send next, while live (`FrameRing`); nil otherwise.
+    var cursor: Int64?
     /// The message being received, across fragments.
     var inbound: [UInt8] = []
     var inboundIsBinary = false

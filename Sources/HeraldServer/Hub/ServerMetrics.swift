@@ -7,7 +7,6 @@ public struct ServerMetrics: Sendable {
     public var connectionsRefused = 0
     public var framesSent = 0
     public var bytesSent = 0
-    public var progressCollapsed = 0
     public var resyncs = 0
     public var slowClientCloses = 0
     public var httpRequests = 0
@@ -55,9 +54,11 @@ public struct ServerMetrics: Sendable {
         metric("herald_bytes_sent_total", "counter", "WebSocket bytes written to clients.", [("", "\(bytesSent)")])
         metric(
             "herald_progress_coalesced_total", "counter",
-            "Progress values not sent: held back by the per-job rate bound, or collapsed in a slow client's backlog.",
-            [("{stage=\"dispatcher\"}", "\(engine.progressCoalesced)"), ("{stage=\"outbox\"}", "\(progressCollapsed)")])
-        metric("herald_resyncs_total", "counter", "Slow clients whose backlog was replaced by a snapshot.", [("", "\(resyncs)")])
+            "Progress values not sent: held back by the per-job rate bound.",
+            [("{stage=\"dispatcher\"}", "\(engine.progressCoalesced)")])
+        metric(
+            "herald_resyncs_total", "counter", "Clients that fell off the shared ring (slow) or missed events, resynced with a snapshot.",
+            [("", "\(resyncs)")])
         metric("herald_slow_client_closes_total", "counter", "Connections closed for resyncing too often.", [("", "\(slowClientCloses)")])
         metric("herald_http_requests_total", "counter", "HTTP requests answered.", [("", "\(httpRequests)")])
         metric(

@@ -1,40 +1,47 @@
 import HeraldEngine
 
-/// Fan-out: deliveries from the inbox into connections' outboxes, and the slow-client policy.
+/// Fan-out: deliveries from the inbox into the shared ring, and the slow-client policy.
 /// Thread: the service thread.
 extension StreamHub {
-    /// Frame appends (events × stream connections) one turn of the service loop does at most, so a
-    /// turn stays short however many clients there are and HTTP is never starved.
+    /// Deliveries (events × stream connections) one turn of the service loop makes at most. An event
+    /// is copied into the ring once, but each connection then writes it: bounding a turn's events by
+    /// the connections keeps the writes that follow (one pass of writable callbacks) short, so HTTP
+    /// is answered between passes even when every client is busy.
     static let fanOutPerTurn = 32_000
-    /// Encoded event bytes taken from the inbox per turn.
-    static let sliceBytes = 1 << 20
+    /// Encoded event bytes taken from the inbox per turn at most.
+    static let sliceByteLimit = 1 << 20
 
-    /// Outbox bytes above which a connection counts as backlogged for producer pacing
-    /// (`DeliveryInbox.deliveryIsBehind`): a quarter of the slow-client cap.
-    public var backlogThreshold: Int { configuration.outboxCapBytes / 4 }
+    /// Bytes behind the newest event above which a connection counts as backlogged for producer
+    /// pacing (`DeliveryInbox.deliveryIsBehind`): a quarter of the ring.
+    public var backlogThreshold: Int { ring.capacityBytes / 4 }
 
-    /// Connections holding more than `backlogThreshold` bytes, and all connections. O(connections):
+    /// Connections more than `backlogThreshold` bytes behind, and all connections. O(connections):
     /// counted once per turn, beside fan-out that already touches each one.
     public var backlogCount: (backlogged: Int, total: Int) {
         let threshold = backlogThreshold
-        return (connections.values.reduce(0) { $0 + ($1.outbox.pendingBytes > threshold ? 1 : 0) }, connections.count)
+        let backlogged = connections.values.reduce(0) { count, connection in
+            let behind = connection.outbox.pendingBytes + (connection.cursor.map { ring.backlogBytes(from: $0) } ?? 0)
+            return count + (behind > threshold ? 1 : 0)
+        }
+        return (backlogged, connections.count)
     }
 
     /// How many ordered deliveries to take from the inbox this turn.
     public var sliceEntries: Int { max(16, Self.fanOutPerTurn / max(1, connections.count)) }
-    public var sliceBytes: Int { Self.sliceBytes }
+    /// At most a quarter of the ring, so one turn's events never push a connection that was keeping
+    /// up off the ring before it had a chance to write.
+    public var sliceBytes: Int { min(Self.sliceByteLimit, ring.capacityBytes / 4) }
 
-    /// Applies one drained slice. `isChoked` tells whether a connection's socket cannot take more
-    /// right now (the transport asks the kernel); it is asked only of connections over their cap, so a
-    /// burst bigger than the cap that the client is reading away is not mistaken for a slow client.
-    public mutating func deliver(
-        _ drained: DeliveryInbox.Drained, now: Double, isChoked: (ConnectionID) -> Bool, into actions: inout [HubAction]
-    ) {
+    /// Applies one drained slice: events go into the ring once (no per-connection copy); every live
+    /// connection that had nothing left to write is asked to write; a connection the ring dropped
+    /// events from under (its cursor fell off the tail) is a slow client and is resynced.
+    public mutating func deliver(_ drained: DeliveryInbox.Drained, now: Double, into actions: inout [HubAction]) {
         uptime = now
         if drained.stopRequested { beginClosing(into: &actions) }
         if drained.overflowed { resyncEveryone(into: &actions) }
         for delivery in drained.replies { apply(delivery, into: &actions) }
-        var touched: [ConnectionID: Bool] = [:]
+        let endBefore = ring.endIndex
+        var appended = false
         for delivery in drained.ordered {
             guard case .event(let event) = delivery else {
                 apply(delivery, into: &actions)
@@ -43,32 +50,26 @@ extension StreamHub {
             if case .job(let job) = event.event {
                 logger.info("job \(job.id) \(job.kind.rawValue) \(job.state.rawValue)\(job.error.map { ": \($0)" } ?? "")")
             }
-            let frame = OutboundFrame.event(event)
-            for (id, connection) in connections {
-                guard case .live(let covered) = connection.stream, event.seq > covered, connection.pendingClose == nil else { continue }
-                if touched[id] == nil { touched[id] = connection.outbox.isEmpty }
-                connection.outbox.append(frame)
-            }
+            ring.append(WebSocketFrame.text(event.json), seq: event.seq, ts: event.ts)
+            appended = true
         }
-        for (id, wasEmpty) in touched {
-            guard let connection = connections[id] else { continue }
-            guard connection.outbox.isOverCap, isChoked(id) else {
-                if wasEmpty { actions.append(.wantWritable(id)) }
-                continue
+        guard appended else { return }
+        for (id, connection) in connections {
+            guard let cursor = connection.cursor else { continue }
+            if cursor < ring.firstIndex {
+                fellBehind(connection, now: now, into: &actions)
+                actions.append(.wantWritable(id))
+            } else if cursor >= endBefore, connection.outbox.isEmpty, connection.pendingClose == nil {
+                // It had written everything: nobody asked for a writable callback yet.
+                actions.append(.wantWritable(id))
             }
-            relieve(connection, now: now, into: &actions)
-            actions.append(.wantWritable(id))
         }
     }
 
-    /// A slow client's outbox is over its cap: collapse progress, else resync, else close 4008.
-    mutating func relieve(_ connection: HubConnection, now: Double, into actions: inout [HubAction]) {
-        let collapsedBefore = connection.outbox.collapsed
-        let pressure = connection.outbox.relieve(now: now)
-        metrics.progressCollapsed += connection.outbox.collapsed - collapsedBefore
-        switch pressure {
-        case .fine:
-            break
+    /// A slow client (the ring dropped events it had not been sent): it waits for a snapshot, or is
+    /// closed with 4008 after `resyncLimit` resyncs within the window.
+    mutating func fellBehind(_ connection: HubConnection, now: Double, into actions: inout [HubAction]) {
+        switch connection.outbox.noteResync(now: now) {
         case .resync:
             metrics.resyncs += 1
             logger.info("connection \(connection.id) fell behind; its backlog is replaced by a snapshot")
@@ -121,7 +122,7 @@ extension StreamHub {
             switch answer {
             case .events(let events):
                 for event in events { connection.outbox.append(.replayed(event)) }
-                connection.stream = .live(coveredThrough: events.last?.seq ?? since)
+                goLive(connection, after: events.last?.seq ?? since)
                 connection.releaseHeldReplies()
             case .snapshot(let snapshot):
                 appendSnapshot(encode(snapshot, reason: .resume), seq: snapshot.seq, to: connection)
@@ -191,7 +192,15 @@ extension StreamHub {
 
     func appendSnapshot(_ frame: [UInt8], seq: Int64, to connection: HubConnection) {
         connection.outbox.append(OutboundFrame(kind: .snapshot(seq: seq), bytes: frame))
-        connection.stream = .live(coveredThrough: seq)
+        goLive(connection, after: seq)
         connection.releaseHeldReplies()
+    }
+
+    /// The connection has everything up to `seq`: it reads the ring from the next event on. The ring
+    /// always holds what follows a fresh snapshot or resume (they travel in step with the events); a
+    /// connection whose `seq` is older than the ring's tail would skip events, and is resynced instead.
+    func goLive(_ connection: HubConnection, after seq: Int64) {
+        connection.stream = .live(coveredThrough: seq)
+        connection.cursor = ring.index(after: seq) ?? (ring.firstIndex - 1)
     }
 }

@@ -19,6 +19,8 @@ public struct StreamHub {
     let epoch: String
 
     var connections: [ConnectionID: HubConnection] = [:]
+    /// The live stream, framed once and shared by every connection.
+    var ring: FrameRing
     var handshakes: [ConnectionID: PendingHandshake] = [:]
     /// HTTP exchanges waiting for the engine or a file, so a late answer for a closed one is dropped.
     var pendingHTTP: Set<ConnectionID> = []
@@ -45,6 +47,7 @@ public struct StreamHub {
         self.epoch = epoch
         self.authorizer = Authorizer(token: configuration.controlToken)
         self.workerAuthorizer = Authorizer(token: configuration.workerToken)
+        self.ring = FrameRing(capacityBytes: configuration.ringBytes)
         self.api = HTTPAPI(version: version, authorizer: authorizer)
     }
 
@@ -142,19 +145,34 @@ public struct StreamHub {
     /// advance), or says to close. Called from the transport's writable callback, which writes the
     /// batch at once. `nowMicros` is the wall clock (microseconds since 1970, the clock of events' `ts`),
     /// read by the transport: the batch's oldest live event is observed as its delivery latency.
-    public mutating func writable(_ id: ConnectionID, nowMicros: Int64, into buffer: inout [UInt8]) -> WriteStep {
+    /// The connection's own frames go first (a snapshot before the events after it), then the ring
+    /// from its cursor.
+    public mutating func writable(
+        _ id: ConnectionID, nowMicros: Int64, into buffer: inout [UInt8], actions: inout [HubAction]
+    ) -> WriteStep {
         buffer.removeAll(keepingCapacity: true)
         guard let connection = connections[id] else { return .idle }
-        if connection.outbox.isEmpty, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
-        guard !connection.outbox.isEmpty else { return .idle }
-        let before = connection.outbox.count
-        if let oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer) {
-            metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6)
+        if connection.cursor.map({ $0 < ring.firstIndex }) == true {
+            // Fell off the ring since the last delivery (a delivery checks too; this is the backstop).
+            fellBehind(connection, now: uptime, into: &actions)
         }
-        let frames = before - connection.outbox.count
+        let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
+        if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
+        guard !connection.outbox.isEmpty || hasStream else { return .idle }
+        let before = connection.outbox.count
+        var oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
+        var frames = before - connection.outbox.count
+        if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ring.endIndex, buffer.count < configuration.writeBatchBytes {
+            let taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
+            connection.cursor = taken.next
+            frames += taken.frames
+            if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }
+        }
+        if let oldest { metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6) }
         metrics.framesSent += frames
         metrics.bytesSent += buffer.count
-        return .write(frames: frames, more: !connection.outbox.isEmpty || connection.pendingClose != nil)
+        let more = !connection.outbox.isEmpty || connection.cursor.map { $0 < ring.endIndex } ?? false || connection.pendingClose != nil
+        return .write(frames: frames, more: more)
     }
 
     // MARK: - Snapshots and resumes

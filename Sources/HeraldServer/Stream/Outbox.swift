@@ -1,10 +1,9 @@
 import HeraldEngine
 
-/// A connection's frames waiting to be written, with a cap on the bytes a slow client may hold.
-///
-/// Policy (docs/protocol.md, "Slow clients"): over the cap, keep only the newest progress frame per
-/// job; still over, drop the events and ask for a resync (the caller sends a fresh snapshot); a
-/// connection that needs a resync `resyncLimit` times within `resyncWindow` seconds is closed.
+/// A connection's own frames waiting to be written: replies to its commands, its snapshot, the events
+/// replayed for its resume. The live stream is not here: it is the shared `FrameRing`, and the
+/// connection holds a cursor into it. Also counts the connection's resyncs: one that needs
+/// `resyncLimit` of them within `resyncWindow` seconds is closed (docs/protocol.md, "Slow clients").
 /// A plain value owned by the service thread.
 public struct Outbox: Sendable {
     public let capBytes: Int
@@ -15,8 +14,6 @@ public struct Outbox: Sendable {
     private var head = 0
     public private(set) var pendingBytes = 0
     private var resyncTimes: [Double] = []
-    /// Progress frames dropped by collapsing (the `coalesced` metric of the server side).
-    public private(set) var collapsed = 0
 
     public init(capBytes: Int, resyncLimit: Int = 3, resyncWindow: Double = 10) {
         self.capBytes = capBytes
@@ -27,10 +24,9 @@ public struct Outbox: Sendable {
     public var isEmpty: Bool { head == frames.count }
     public var count: Int { frames.count - head }
 
-    /// What the caller must do after an event was added.
+    /// What the caller must do after the connection fell behind.
     public enum Pressure: Equatable {
-        case fine
-        /// Events were dropped: send a fresh snapshot now.
+        /// Send a fresh snapshot.
         case resync
         /// Too many resyncs in the window: close the connection (code 4008).
         case close
@@ -41,34 +37,11 @@ public struct Outbox: Sendable {
         pendingBytes += frame.bytes.count
     }
 
-    /// Applies the slow-client policy when the outbox is over its cap. The caller invokes it only
-    /// when the socket cannot take more right now, so a burst bigger than the cap that the client
-    /// is reading away is not mistaken for a slow client. `now` is in seconds (monotonic).
-    public mutating func relieve(now: Double) -> Pressure {
-        guard pendingBytes > capBytes else { return .fine }
-        collapseProgress()
-        guard pendingBytes > capBytes else { return .fine }
-        discardEvents()
+    /// Counts one resync at `now` (seconds, monotonic) and says whether the connection may go on.
+    public mutating func noteResync(now: Double) -> Pressure {
         resyncTimes.removeAll { now - $0 > resyncWindow }
         resyncTimes.append(now)
         return resyncTimes.count >= resyncLimit ? .close : .resync
-    }
-
-    public var isOverCap: Bool { pendingBytes > capBytes }
-
-    /// Keeps only the newest unsent progress frame of each job.
-    mutating func collapseProgress() {
-        var seen = Set<JobID>()
-        var kept: [OutboundFrame] = []
-        kept.reserveCapacity(count)
-        for frame in frames[head...].reversed() {
-            if let job = frame.progressJob {
-                if seen.contains(job) { collapsed += 1; continue }
-                seen.insert(job)
-            }
-            kept.append(frame)
-        }
-        replace(with: kept.reversed())
     }
 
     /// Drops every unsent event and snapshot; replies stay (their requester waits for them).
