@@ -304,7 +304,9 @@ extension JobDispatcher {
             heldEvents?.append(sequenced)
             return
         }
-        for handler in subscribers.values { handler(sequenced) }
+        // The batch begins: it is handed over once the blocks queued so far have added theirs.
+        if outgoing.isEmpty { queue.async { [self] in flushOutgoing() } }
+        outgoing.append(sequenced)
     }
 
     /// The kinds clients may start: the built-in ones first, in their usual order, then the rest by name.

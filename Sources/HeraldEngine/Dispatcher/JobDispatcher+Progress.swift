@@ -83,19 +83,33 @@ extension JobDispatcher: JobEventSink {
         }
     }
 
+    /// One hop onto `queue` per batch, not per event: values wait in `pendingTicks`, and the first
+    /// value of a batch schedules the hop that numbers them all.
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool {
         guard uncoalescedInFlight.add(1, ordering: .relaxed).newValue <= Self.uncoalescedLimit else {
             uncoalescedInFlight.subtract(1, ordering: .relaxed)
             return false
         }
-        queue.async { [self] in
-            uncoalescedInFlight.subtract(1, ordering: .relaxed)
-            guard running[job] != nil else { return }
+        let startsBatch = pendingTicks.withLock { pending in
+            pending.append((job, progress))
+            return pending.count == 1
+        }
+        if startsBatch { queue.async { [self] in emitPendingTicks() } }
+        return true
+    }
+
+    /// Thread: `queue`.
+    private func emitPendingTicks() {
+        let batch = pendingTicks.withLock { pending in
+            defer { pending.removeAll(keepingCapacity: true) }
+            return pending
+        }
+        uncoalescedInFlight.subtract(batch.count, ordering: .relaxed)
+        for (job, progress) in batch where running[job] != nil {
             jobs[job]?.progress = progress
             statistics.progressEvents += 1
             emit(.progress(job: job, progress))
         }
-        return true
     }
 
     // MARK: Background news fetches

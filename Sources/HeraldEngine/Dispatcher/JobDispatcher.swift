@@ -39,7 +39,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var order: [JobID] = []
     var news: NewsFeed
     var log: EventLog
-    var subscribers: [Int: @Sendable (SequencedEvent) -> Void] = [:]
+    var subscribers: [Int: @Sendable ([SequencedEvent]) -> Void] = [:]
+    /// Events numbered but not yet handed to subscribers: handed over a batch at a time by
+    /// `flushOutgoing`, which `emit` schedules when the batch begins and every request runs first.
+    var outgoing: [SequencedEvent] = []
+    /// Ticker progress waiting for its one hop onto `queue` (`uncoalescedProgress`). Thread: any.
+    let pendingTicks = Protected<[(JobID, JobProgress)]>([])
     var running: [JobID: RunningJob] = [:]
     var cancelRequested: Set<JobID> = []
     var requestIds: [String: JobID] = [:]
@@ -125,23 +130,37 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             return
         }
         queue.async { [self] in
-            // Events the request causes (a start's `queued`, `running`) reach subscribers after the
-            // reply, so a client reads `accepted` before the job's events, as it always has.
+            // Every event before the request reaches subscribers before its reply (a snapshot at
+            // seq S follows every event up to S). Events the request causes (a start's `queued`,
+            // `running`) reach them after the reply, so a client reads `accepted` before the job's
+            // events, as it always has.
+            flushOutgoing()
             heldEvents = []
             let answered = answer(request)
             let held = heldEvents ?? []
             heldEvents = nil
             reply(answered)
-            for event in held {
-                for handler in subscribers.values { handler(event) }
-            }
+            outgoing.append(contentsOf: held)
+            flushOutgoing()
         }
     }
 
-    public func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> Int {
+    public func subscribe(_ handler: @escaping @Sendable ([SequencedEvent]) -> Void) -> Int {
         let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
-        queue.async { [self] in subscribers[id] = handler }
+        queue.async { [self] in
+            // Events numbered before the subscription are not this subscriber's.
+            flushOutgoing()
+            subscribers[id] = handler
+        }
         return id
+    }
+
+    /// Hands the events numbered so far to every subscriber, as one batch. Thread: `queue`.
+    func flushOutgoing() {
+        guard !outgoing.isEmpty else { return }
+        let batch = outgoing
+        outgoing.removeAll(keepingCapacity: true)
+        for handler in subscribers.values { handler(batch) }
     }
 
     public func unsubscribe(_ id: Int) {
@@ -175,15 +194,25 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     }
 
     // MARK: - Blocking conveniences for tests and tools (any thread but `queue`; they wait)
+    // Those that change state hand their events to subscribers before they return, so a caller that
+    // asks a subscriber what happened sees it.
 
     /// Starts a job, or returns the job an earlier request with the same `requestId` started.
     public func start(_ request: StartRequest) -> Result<JobRecord, EngineError> {
-        queue.sync { startOnQueue(request) }
+        queue.sync {
+            let started = startOnQueue(request)
+            flushOutgoing()
+            return started
+        }
     }
 
     /// Cancels a queued, waiting or running job. A running job ends `cancelled` once it notices.
     public func cancel(_ id: String) -> Result<JobRecord, EngineError> {
-        queue.sync { cancelOnQueue(id) }
+        queue.sync {
+            let cancelled = cancelOnQueue(id)
+            flushOutgoing()
+            return cancelled
+        }
     }
 
     public func snapshot() -> Snapshot { queue.sync { makeSnapshot() } }
@@ -197,9 +226,10 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     }
 
     /// Subscribes and returns the snapshot the handler's first event follows, atomically (tests).
-    func subscribeWithSnapshot(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> (Snapshot, Int) {
+    func subscribeWithSnapshot(_ handler: @escaping @Sendable ([SequencedEvent]) -> Void) -> (Snapshot, Int) {
         let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
         return queue.sync {
+            flushOutgoing()
             subscribers[id] = handler
             return (makeSnapshot(), id)
         }
@@ -286,6 +316,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
                     _ = finishWithoutRunning(id, state: .cancelled, reason: "the server shut down before it ran")
                 }
             }
+            flushOutgoing()
             guard !running.isEmpty else { return false }
             idleWaiters.append(waiter)
             return true

@@ -11,10 +11,12 @@ public protocol JobEngine: AnyObject, Sendable {
     /// Answers `request` by calling `reply` once, later, on the engine's serial context (see above).
     /// Thread: any. Never blocks.
     func send(_ request: EngineRequest, reply: @escaping @Sendable (EngineReply) -> Void)
-    /// Calls `handler` with every event from now on, in `seq` order, on the engine's serial context.
-    /// Requests sent after `subscribe` returns are answered after the subscription took effect.
+    /// Calls `handler` with every event from now on, in `seq` order, a batch at a time (so what
+    /// crosses threads is paid per batch, not per event), on the engine's serial context. Requests
+    /// sent after `subscribe` returns are answered after the subscription took effect, and a reply to
+    /// a request comes after every event emitted before it was answered.
     /// Thread: any. Never blocks.
-    func subscribe(_ handler: @escaping @Sendable (SequencedEvent) -> Void) -> Int
+    func subscribe(_ handler: @escaping @Sendable ([SequencedEvent]) -> Void) -> Int
     /// Stops calling the handler. Thread: any. Never blocks.
     func unsubscribe(_ id: Int)
 

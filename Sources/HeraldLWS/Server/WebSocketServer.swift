@@ -83,7 +83,7 @@ public final class WebSocketServer: @unchecked Sendable {
             state = .starting
         }
         LibWebSocketsLog.route(to: logger)
-        let id = engine.subscribe { [inbox] event in inbox.post(.event(event)) }
+        let id = engine.subscribe { [inbox] events in inbox.post(events: events) }
         subscription.withLock { $0 = id }
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in

@@ -80,6 +80,23 @@ public final class DeliveryInbox: Sendable {
         }
     }
 
+    /// Queues a batch of events in the ordered lane under one lock (the engine hands them over a
+    /// batch at a time), waking the service thread only when the inbox was empty. Thread: any.
+    public func post(events: [SequencedEvent]) {
+        guard !events.isEmpty else { return }
+        state.withLock { state in
+            let wasEmpty = state.isEmpty
+            for event in events {
+                if state.events >= capacity || state.eventBytes + event.json.count > capacityBytes { dropEvents(&state) }
+                state.events += 1
+                state.eventBytes += event.json.count
+                state.ordered.append(.event(event))
+            }
+            undelivered.wrappingAdd(events.count, ordering: .relaxed)
+            if wasEmpty { state.waker?() }
+        }
+    }
+
     /// Drops the queued events, keeping the answers (someone waits for each), and marks the overflow.
     private func dropEvents(_ state: inout State) {
         state.ordered = state.ordered[state.head...].filter { if case .event = $0 { return false } else { return true } }

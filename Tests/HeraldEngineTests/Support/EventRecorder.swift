@@ -17,7 +17,7 @@ final class EventRecorder: Sendable {
     init(_ dispatcher: JobDispatcher) {
         self.dispatcher = dispatcher
         let store = self.store
-        (snapshot, subscriberID) = dispatcher.subscribeWithSnapshot { event in store.withLock { $0.append(event) } }
+        (snapshot, subscriberID) = dispatcher.subscribeWithSnapshot { events in store.withLock { $0.append(contentsOf: events) } }
     }
 
     func stop() { dispatcher.unsubscribe(subscriberID) }
