@@ -10,6 +10,7 @@ enum ServeCommand {
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
+        "recent-jobs", "history-jobs",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 

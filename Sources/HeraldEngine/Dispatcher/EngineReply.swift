@@ -6,4 +6,5 @@ public enum EngineReply: Sendable {
     case page(Result<ResultPage, EngineError>)
     case news(NewsFeed)
     case statistics(EngineStatistics)
+    case history(Result<HistoryPage, EngineError>)
 }

@@ -17,4 +17,6 @@ public enum EngineRequest: Sendable, Equatable {
     case news
     /// Counters for `/metrics` and `/healthz` (answered with `.statistics`).
     case statistics
+    /// A page of job history, in memory and archived (answered with `.history`).
+    case history(HistoryQuery)
 }
