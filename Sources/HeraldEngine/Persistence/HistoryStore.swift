@@ -135,7 +135,8 @@ public final class HistoryStore: @unchecked Sendable {
     public func forget(_ records: [JobRecord]) {
         guard !records.isEmpty else { return }
         io.async { [self] in
-            archive?.append(records.map { (HistoryCursor($0), Self.line($0)) }, report: report)
+            // The journal's last line for a job is its final state: archived as it is, not encoded again.
+            archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) }, report: report)
             for record in records {
                 if let old = live.removeValue(forKey: record.id) { liveBytes -= old.count }
             }
