@@ -100,11 +100,13 @@ public final class HistoryStore: @unchecked Sendable {
         log(problem)
     }
 
-    /// A job that was unfinished when the process stopped is `interrupted` now; the lifecycle refuses
-    /// the move for a finished one, which is kept as it was.
+    /// A job that was unfinished when the process stopped is `interrupted` now, with no rate or ETA
+    /// (it no longer moves); the lifecycle refuses the move for a finished one, which is kept as it was.
     private static func markedInterrupted(_ record: JobRecord) -> JobRecord {
         var marked = record
         guard (try? marked.move(to: .interrupted)) != nil else { return record }
+        marked.progress.rate = nil
+        marked.progress.eta = nil
         marked.error = "the server stopped while this job was \(record.state.rawValue)"
         marked.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
         return marked
