@@ -45,6 +45,12 @@ public final class HistoryStore: @unchecked Sendable {
         self.log = log
     }
 
+    deinit {
+        // Nothing else holds the store any more (every `io` block held it), so no queue is needed.
+        if journal >= 0 { close(journal) }
+        archive?.close()
+    }
+
     private var archiveFolder: URL { directory.appendingPathComponent("history") }
 
     /// Reads the journal, marks jobs that were unfinished as `interrupted`, rewrites the journal
@@ -95,6 +101,7 @@ public final class HistoryStore: @unchecked Sendable {
         return loaded
     }
 
+    /// Logs a problem of `load` and keeps it in `problems`. Thread: `io`, during `load` only.
     private func report(_ problem: String) {
         problems.append(problem)
         log(problem)
@@ -138,7 +145,7 @@ public final class HistoryStore: @unchecked Sendable {
         guard !records.isEmpty else { return }
         io.async { [self] in
             // The journal's last line for a job is its final state: archived as it is, not encoded again.
-            archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) }, report: report)
+            archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) }, report: log)
             for record in records {
                 if let old = live.removeValue(forKey: record.id) { liveBytes -= old.count }
             }
