@@ -130,7 +130,7 @@ struct HistoryArchive {
         deleteBeyondBound()
     }
 
-    private mutating func startNewSegment(report: (String) -> Void = { _ in }) {
+    private mutating func startNewSegment(report: (String) -> Void) {
         current = max(current, closed.last ?? 0) + 1
         currentJobs = 0
         currentBytes = 0
