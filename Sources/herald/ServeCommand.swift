@@ -11,6 +11,7 @@ enum ServeCommand {
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
+        "recent-jobs", "history-jobs",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 

@@ -108,7 +108,7 @@ final class HistoryStoreTests: XCTestCase {
         let directory = makeTemporaryDirectory()
         let running = JobRecord(
             id: JobID("j-running"), kind: .sort, params: ["count": 5], state: .running,
-            progress: JobProgress(completed: 2, total: 5), createdAt: 1000, startedAt: 1001)
+            progress: JobProgress(completed: 2, total: 5, rate: 3, eta: 1), createdAt: 1000, startedAt: 1001)
         let queued = JobRecord(id: JobID("j-queued"), kind: .fetch, params: [:], createdAt: 1002)
         let waiting = JobRecord(
             id: JobID("j-waiting"), kind: .search, params: [:], after: [JobID("j-running")], state: .waiting, createdAt: 1003)
@@ -126,7 +126,7 @@ final class HistoryStoreTests: XCTestCase {
         XCTAssertEqual(loaded[1].error, "the server stopped while this job was running")
         XCTAssertEqual(loaded[2].error, "the server stopped while this job was queued")
         XCTAssertEqual(loaded[3].error, "the server stopped while this job was waiting")
-        XCTAssertEqual(loaded[1].progress, JobProgress(completed: 2, total: 5), "the last known progress is kept")
+        XCTAssertEqual(loaded[1].progress, JobProgress(completed: 2, total: 5), "the last known progress is kept, without rate or ETA")
         XCTAssertEqual(loaded[1].startedAt, 1001)
         for record in loaded.dropFirst() {
             XCTAssertGreaterThanOrEqual(try XCTUnwrap(record.finishedAt), loadStart)

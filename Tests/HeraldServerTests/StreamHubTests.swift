@@ -415,6 +415,27 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(statuses, [405, 400, 426])
     }
 
+    func testHistoryPagesAreAskedOfTheEngineAndBadParametersRefusedAtOnce() throws {
+        var harness = Harness()
+        harness.hub.httpRequest(1, HTTPRequest(method: "GET", path: "/api/jobs"), into: &harness.actions)
+        harness.hub.httpRequest(
+            2, HTTPRequest(method: "GET", path: "/api/jobs", query: ["limit": "2", "kind": "sort"]), into: &harness.actions)
+        harness.hub.httpRequest(3, HTTPRequest(method: "GET", path: "/api/jobs", query: ["state": "nope"]), into: &harness.actions)
+        let actions = harness.take()
+        XCTAssertEqual(
+            asks(actions).map(\.0), [.snapshot, .history(HistoryQuery(kinds: [.sort], limit: 2))], "no parameter: the list as before")
+        XCTAssertEqual(asks(actions).map(\.1), [.http(1, .jobs), .http(2, .history)])
+        guard case .respond(3, let refused)? = actions.last else { return XCTFail("no refusal") }
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(try JSONParser.parse(refused.body)["code"], "bad_request")
+
+        let job = JobRecord(id: JobID("j-a"), kind: .sort, params: [:], state: .succeeded, createdAt: 7, finishedAt: 8)
+        harness.deliver([.answer(.http(2, .history), .history(.success(HistoryPage(jobs: [job], next: HistoryCursor(job)))))])
+        guard case .respond(2, let response)? = harness.take().first else { return XCTFail("no response") }
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(String(decoding: response.body, as: UTF8.self), JSONWriter.string(["jobs": [job.json], "next": "7.j-a"]) + "\n")
+    }
+
     func testRESTStartNeedsTheTokenWhenOneIsSet() {
         var harness = Harness { $0.controlToken = "t" }
         let body = Array(#"{"kind":"sort"}"#.utf8)

@@ -14,10 +14,13 @@ public struct EngineConfiguration: Sendable {
     public var newsInterval: Double?
     /// Whether the benchmark-only `ticker` kind is accepted.
     public var enableTicker: Bool
-    /// Finished jobs kept in memory, snapshots and history; older ones are forgotten.
+    /// Finished jobs kept in memory, snapshots and the journal; older ones go to the history archive.
     public var retainedFinishedJobs: Int
     /// Seconds a remote worker may stay silent before its attempts are lost (`--worker-lease`).
     public var workerLeaseSeconds: Double = 30
+    /// How much history the data folder keeps (the archive's bounds). Read by whoever makes the
+    /// `HistoryStore` (`HeraldApp`).
+    public var history: HistoryLimits
 
     public struct KindLimit: Sendable, Equatable {
         public var maxConcurrent: Int
@@ -32,7 +35,7 @@ public struct EngineConfiguration: Sendable {
         workers: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
         kindLimits: [JobKind: KindLimit] = EngineConfiguration.defaultKindLimits,
         progressEventsPerSecond: Double = 20, eventLogSize: Int = 10_000, newsInterval: Double? = nil,
-        enableTicker: Bool = false, retainedFinishedJobs: Int = 500
+        enableTicker: Bool = false, retainedFinishedJobs: Int = 500, history: HistoryLimits = HistoryLimits()
     ) {
         self.workers = workers
         self.kindLimits = kindLimits
@@ -41,6 +44,7 @@ public struct EngineConfiguration: Sendable {
         self.newsInterval = newsInterval
         self.enableTicker = enableTicker
         self.retainedFinishedJobs = retainedFinishedJobs
+        self.history = history
     }
 
     /// One search at a time, refused beyond it (so every dashboard's Start button tells the truth);

@@ -7,4 +7,5 @@ public enum EngineReply: Sendable {
     case news(NewsFeed)
     case statistics(EngineStatistics)
     case workers([WorkerInfo])
+    case history(Result<HistoryPage, EngineError>)
 }

@@ -19,4 +19,6 @@ public enum EngineRequest: Sendable, Equatable {
     case statistics
     /// The connected workers (answered with `.workers`).
     case workers
+    /// A page of job history, in memory and archived (answered with `.history`).
+    case history(HistoryQuery)
 }

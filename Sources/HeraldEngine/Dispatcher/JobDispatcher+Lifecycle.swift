@@ -274,7 +274,8 @@ extension JobDispatcher {
         seconds < 10 ? String(format: "%.1f", seconds) : String(Int(seconds.rounded()))
     }
 
-    /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten.
+    /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten
+    /// here and go to the history archive (a history page still finds them).
     func forgetOldJobs() {
         // A finished job that an unfinished one still waits for must be kept, or the dependent
         // could no longer tell that it succeeded.
@@ -282,7 +283,10 @@ extension JobDispatcher {
         let finished = order.filter { jobs[$0]?.state.isTerminal == true && !pinned.contains($0) }
         let excess = finished.count - configuration.retainedFinishedJobs
         guard excess > 0 else { return }
-        let dropped = Set(finished.prefix(excess))
+        let leaving = finished.prefix(excess)
+        let dropped = Set(leaving)
+        // Their final records, oldest first: the history store archives them.
+        let records = leaving.compactMap { jobs[$0] }
         order.removeAll { dropped.contains($0) }
         let files = logFiles
         DispatchQueue.global(qos: .utility).async { files.remove(dropped) }
@@ -290,7 +294,7 @@ extension JobDispatcher {
             jobs.removeValue(forKey: id)
             streamedResults.removeValue(forKey: id)
         }
-        history?.forget(dropped)
+        history?.forget(records)
     }
 
     /// Gives the event its number, logs it, and hands it to every subscriber, in order.

@@ -129,6 +129,10 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             readPage(job: job, offset: offset, limit: limit) { reply(.page($0)) }
             return
         }
+        if case .history(let query) = request {
+            readHistory(query) { reply(.history($0)) }
+            return
+        }
         queue.async { [self] in
             // Every event before the request reaches subscribers before its reply (a snapshot at
             // seq S follows every event up to S). Events the request causes (a start's `queued`,
@@ -167,7 +171,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         queue.async { [self] in _ = subscribers.removeValue(forKey: id) }
     }
 
-    /// Answers every request but `.page` (which reads files off the queue). Thread: `queue`.
+    /// Answers every request but `.page` and `.history` (which read files off the queue). Thread: `queue`.
     func answer(_ request: EngineRequest) -> EngineReply {
         dispatchPrecondition(condition: .onQueue(queue))
         switch request {
@@ -189,7 +193,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
         case .workers: return .workers(workerPool.infos)
-        case .page: preconditionFailure("pages are read off the queue")
+        case .page, .history: preconditionFailure("pages are read off the queue")
         }
     }
 
@@ -259,6 +263,18 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     }
 
     public func newsFeed() -> NewsFeed { queue.sync { news } }
+
+    /// A page of job history, waiting for the read.
+    public func history(_ query: HistoryQuery) -> Result<HistoryPage, EngineError> {
+        let done = DispatchSemaphore(value: 0)
+        let result = Protected<Result<HistoryPage, EngineError>?>(nil)
+        readHistory(query) { answer in
+            result.withLock { $0 = answer }
+            done.signal()
+        }
+        done.wait()
+        return result.withLock { $0! }
+    }
 
     /// Reads a page of a job's results (sorted values for `sort`, streamed matches for `search`):
     /// the job is looked up on `queue`, the file is read on a global queue, so neither the caller nor

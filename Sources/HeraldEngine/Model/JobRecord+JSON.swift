@@ -63,8 +63,12 @@ extension JobProgress {
         object["eta"] = eta.map(JSONValue.double) ?? .null
     }
 
+    /// Reads progress back from history, rate and ETA included, so that a job read from the journal
+    /// or the archive is the same object it was in memory.
     init?(json: JSONValue) {
         guard let completed = json["completed"]?.intValue, let total = json["total"]?.intValue else { return nil }
-        self.init(completed: completed, total: total, message: json["message"]?.stringValue)
+        self.init(
+            completed: completed, total: total, message: json["message"]?.stringValue, rate: json["rate"]?.doubleValue,
+            eta: json["eta"]?.doubleValue)
     }
 }

@@ -44,6 +44,21 @@ public enum AtomicFile {
         }
     }
 
+    /// Removes the temporary files that `write` leaves in `folder` when the process dies before
+    /// the rename (`.<name>.tmp-<UUID>`), and returns how many. Call it only while nothing in this
+    /// process writes there (at start-up). Thread: any.
+    @discardableResult
+    public static func removeLeftovers(in folder: URL) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        var removed = 0
+        for name in names where name.hasPrefix(".") {
+            guard let marker = name.range(of: ".tmp-", options: .backwards), UUID(uuidString: String(name[marker.upperBound...])) != nil
+            else { continue }
+            if unlink(folder.appendingPathComponent(name).path) == 0 { removed += 1 }
+        }
+        return removed
+    }
+
     /// Writes every byte, retrying short writes and interrupted calls.
     public static func writeAll(_ descriptor: Int32, _ buffer: UnsafeRawBufferPointer) throws {
         var offset = 0

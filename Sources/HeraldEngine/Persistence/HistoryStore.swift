@@ -1,129 +1,249 @@
 import Dispatch
 import Foundation
 
-/// Job history on disk: `jobs.jsonl` in the data directory, one job object per line, appended at
-/// every state change; the last line for an id wins.
+/// Job history on disk (docs/operations.md, "Job history and rotation"):
+/// - `jobs.jsonl`, the journal of the jobs in memory: a job object appended at every state change
+///   (the last line for an id wins) and a `{"forgotten":[…]}` line when jobs leave memory. It is
+///   rewritten (atomically) with one line per live job at start-up, and again only once it has grown
+///   to `journalGrowthFactor` times that size, so no finished job costs a rewrite.
+/// - `history/archive-<n>.jsonl`, the archive of jobs that left memory, rotated (`HistoryArchive`).
 ///
-/// Threads: `load` runs once at start-up before any other call; `record`, `forget` and `flush` may be
-/// called from any thread (the dispatcher queue) and hop onto `io`, which alone touches the file.
+/// Threads: `load` runs once, before any other call. `record`, `forget`, `page` and `flush` may be
+/// called from any thread (the dispatcher queue) and hop onto `io`, which alone touches the files
+/// and the state below; `page` then reads the archive on a global queue, so neither the dispatcher
+/// nor `io` waits for a long read.
 public final class HistoryStore: @unchecked Sendable {
-    // @unchecked Sendable: `handle` is only touched on `io` (or in `load`, before sharing); `problems`
-    // only in `load`, which runs once before the store is shared.
+    // @unchecked Sendable: every `var` below is only touched on `io` (`load` runs there too, through
+    // `io.sync`); `problems` is written only by `load`, before the store is shared.
     public let fileURL: URL
+    public let limits: HistoryLimits
+    private let directory: URL
     private let io = DispatchQueue(label: "herald.history")
-    private var handle: FileHandle?
-    /// What `load` had to report: a file set aside, lines that could not be read.
-    public private(set) var problems: [String] = []
     private let log: @Sendable (String) -> Void
+    /// Closed archive segments' key ranges. Thread: any (it has its own lock).
+    private let summaries = HistoryArchive.Summaries()
+    /// What `load` had to report: a file set aside, lines that could not be read, a torn last line.
+    public private(set) var problems: [String] = []
 
-    public init(directory: URL, log: @escaping @Sendable (String) -> Void = { _ in }) {
+    // Confined to `io`:
+    private var journal: Int32 = -1
+    private var journalBytes = 0
+    /// The last line written for each job in memory, and how many bytes those lines take.
+    private var live: [JobID: [UInt8]] = [:]
+    private var liveBytes = 0
+    /// Ids in the order they first appeared; forgotten ones are dropped at the next compaction.
+    private var order: [JobID] = []
+    private var archive: HistoryArchive?
+    private var syncScheduled = false
+    /// How many times the journal was rewritten, `load`'s rewrite included (`diskUsage` tells it).
+    private var compactions = 0
+
+    public init(directory: URL, limits: HistoryLimits = HistoryLimits(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.directory = directory
         self.fileURL = directory.appendingPathComponent("jobs.jsonl")
+        self.limits = limits
         self.log = log
     }
 
-    /// Reads history, marks jobs that were unfinished as `interrupted`, and rewrites the file compactly.
-    /// A file with unreadable lines is kept beside it as `jobs.jsonl.corrupt-<time>`, never deleted.
+    deinit {
+        // Nothing else holds the store any more (every `io` block held it), so no queue is needed.
+        if journal >= 0 { close(journal) }
+        archive?.close()
+    }
+
+    private var archiveFolder: URL { directory.appendingPathComponent("history") }
+
+    /// Reads the journal, marks jobs that were unfinished as `interrupted`, rewrites the journal
+    /// compactly and opens the archive. A journal with unreadable lines is kept beside it as
+    /// `jobs.jsonl.corrupt-<time>-<tag>`, never deleted; a torn last line is dropped and reported.
+    /// Temporary files that a crash left in the data folder are removed. Thread: any, once.
     public func load() -> [JobRecord] {
+        io.sync { loadOnIO() }
+    }
+
+    private func loadOnIO() -> [JobRecord] {
         let manager = FileManager.default
-        try? manager.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var records: [JobID: JobRecord] = [:]
-        var order: [JobID] = []
-        if let data = manager.contents(atPath: fileURL.path) {
-            var bad = 0
-            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: true) {
-                guard let value = try? JSONParser.parse(Array(line), maxDepth: 64), let record = JobRecord(json: value) else {
-                    bad += 1
-                    continue
-                }
-                if records[record.id] == nil { order.append(record.id) }
-                records[record.id] = record
-            }
-            if bad > 0 {
-                let aside = fileURL.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.prefix(8))")
-                let problem: String
-                do {
-                    try manager.copyItem(at: fileURL, to: aside)
-                    problem =
-                        "history: \(bad) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
-                } catch {
-                    // Without a copy aside, rewriting would lose the unreadable lines: leave the file as it is.
-                    problem =
-                        "history: \(bad) unreadable line(s) in \(fileURL.path) and no copy could be made (\(error.localizedDescription)); the file is left untouched and history will not persist"
-                    problems.append(problem)
-                    log(problem)
-                    return order.compactMap { records[$0] }.map(Self.markedInterrupted)
-                }
-                problems.append(problem)
-                log(problem)
-            }
+        try? manager.createDirectory(at: directory, withIntermediateDirectories: true)
+        let leftovers = [directory, directory.appendingPathComponent("logs"), archiveFolder].reduce(0) {
+            $0 + AtomicFile.removeLeftovers(in: $1)
         }
-        let loaded = order.compactMap { records[$0] }.map(Self.markedInterrupted)
-        if let problem = rewrite(loaded) {
-            problems.append(problem)
-            log(problem)
+        if leftovers > 0 { report("history: removed \(leftovers) unfinished temporary file(s) that a crash left in \(directory.path)") }
+        archive = HistoryArchive.open(folder: archiveFolder, limits: limits, summaries: summaries, report: report)
+
+        let bytes = manager.contents(atPath: fileURL.path).map { [UInt8]($0) } ?? []
+        let contents = HistoryJournal.read(bytes)
+        if let torn = contents.tornTail {
+            report(
+                "history: dropped a torn last line (\(torn) bytes) at the end of \(fileURL.lastPathComponent), left by a crash while it was written; every whole line was loaded"
+            )
         }
+        let loaded = contents.records.map(Self.markedInterrupted)
+        if contents.unreadable > 0 {
+            let aside = fileURL.appendingPathExtension("corrupt-\(Int(Date().timeIntervalSince1970))-\(UUID().uuidString.prefix(8))")
+            do { try manager.copyItem(at: fileURL, to: aside) } catch {
+                // Without a copy aside, rewriting would lose the unreadable lines: leave the file as it is.
+                report(
+                    "history: \(contents.unreadable) unreadable line(s) in \(fileURL.path) and no copy could be made (\(error.localizedDescription)); the file is left untouched and history will not persist"
+                )
+                return loaded
+            }
+            report(
+                "history: \(contents.unreadable) unreadable line(s) in \(fileURL.path); the file was kept as \(aside.lastPathComponent) and the readable jobs loaded"
+            )
+        }
+        for record in loaded {
+            let line = Self.line(record)
+            order.append(record.id)
+            live[record.id] = line
+            liveBytes += line.count
+        }
+        if let problem = compact() { report(problem) }
         return loaded
     }
 
-    /// A job that was unfinished when the process stopped is `interrupted` now; the lifecycle refuses
-    /// the move for a finished one, which is kept as it was.
+    /// Logs a problem of `load` and keeps it in `problems`. Thread: `io`, during `load` only.
+    private func report(_ problem: String) {
+        problems.append(problem)
+        log(problem)
+    }
+
+    /// A job that was unfinished when the process stopped is `interrupted` now, with no rate or ETA
+    /// (it no longer moves); the lifecycle refuses the move for a finished one, which is kept as it was.
     private static func markedInterrupted(_ record: JobRecord) -> JobRecord {
         var marked = record
         guard (try? marked.move(to: .interrupted)) != nil else { return record }
+        marked.progress.rate = nil
+        marked.progress.eta = nil
         marked.error = "the server stopped while this job was \(record.state.rawValue)"
         marked.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
         return marked
     }
 
-    /// Replaces the file atomically with one line per job, then appends from there. Returns what
-    /// went wrong, if anything. Thread: `load` (before sharing) or `io`.
-    private func rewrite(_ records: [JobRecord]) -> String? {
-        var text: [UInt8] = []
-        for record in records {
-            JSONWriter.write(record.json, into: &text)
-            text.append(UInt8(ascii: "\n"))
-        }
-        do {
-            try AtomicFile.write(Data(text), to: fileURL)
-            handle = try FileHandle(forWritingTo: fileURL)
-            try handle?.seekToEnd()
-            return nil
-        } catch {
-            handle = nil
-            return "history: cannot write \(fileURL.path): \(error.localizedDescription); history will not persist"
-        }
+    private static func line(_ record: JobRecord) -> [UInt8] {
+        var line = JSONWriter.encode(record.json)
+        line.append(UInt8(ascii: "\n"))
+        return line
     }
+
+    // MARK: - Writing (any thread; the work runs on `io`)
 
     /// Appends a job's current state. Thread: any.
     public func record(_ record: JobRecord) {
-        var encoded = JSONWriter.encode(record.json)
-        encoded.append(UInt8(ascii: "\n"))
-        let line = encoded
+        let line = Self.line(record)
         io.async { [self] in
-            do { try handle?.write(contentsOf: Data(line)) } catch { log("history: write failed: \(error.localizedDescription)") }
+            if let old = live.updateValue(line, forKey: record.id) { liveBytes -= old.count } else { order.append(record.id) }
+            liveBytes += line.count
+            append(line)
+            compactIfGrown()
         }
     }
 
-    /// Drops forgotten jobs from the file (by compaction) so it does not grow without bound.
-    public func forget(_ ids: Set<JobID>) {
+    /// Jobs that left memory (their final state, oldest first): appended to the archive, then
+    /// marked forgotten in the journal. A crash between the two leaves a job in both, which a page
+    /// shows once. Thread: any.
+    public func forget(_ records: [JobRecord]) {
+        guard !records.isEmpty else { return }
         io.async { [self] in
-            guard let data = FileManager.default.contents(atPath: fileURL.path) else { return }
-            var latest: [JobID: JobRecord] = [:]
-            var order: [JobID] = []
-            for line in data.split(separator: UInt8(ascii: "\n")) {
-                guard let value = try? JSONParser.parse(Array(line), maxDepth: 64), let record = JobRecord(json: value),
-                    !ids.contains(record.id)
-                else { continue }
-                if latest[record.id] == nil { order.append(record.id) }
-                latest[record.id] = record
+            // The journal's last line for a job is its final state: archived as it is, not encoded again.
+            archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) }, report: log)
+            for record in records {
+                if let old = live.removeValue(forKey: record.id) { liveBytes -= old.count }
             }
-            try? handle?.close()
-            if let problem = rewrite(order.compactMap { latest[$0] }) { log(problem) }
+            append(HistoryJournal.forgottenLine(records.map(\.id)))
+            compactIfGrown()
+        }
+    }
+
+    /// One whole line at the end of the journal (`O_APPEND`, one write). Thread: `io`.
+    private func append(_ line: [UInt8]) {
+        guard journal >= 0 else { return }
+        do { try line.withUnsafeBytes { try AtomicFile.writeAll(journal, $0) } } catch {
+            log("history: cannot append to \(fileURL.path): \(error)")
+            return
+        }
+        journalBytes += line.count
+        scheduleSync()
+    }
+
+    /// Thread: `io`.
+    private func compactIfGrown() {
+        guard journal >= 0, limits.mustCompactJournal(fileBytes: journalBytes, liveBytes: liveBytes) else { return }
+        if let problem = compact() { log(problem) }
+    }
+
+    /// Replaces the journal atomically with one line per live job, then appends from there. Returns
+    /// what went wrong, if anything. Thread: `io`.
+    private func compact() -> String? {
+        order.removeAll { live[$0] == nil }
+        var text: [UInt8] = []
+        text.reserveCapacity(liveBytes)
+        for id in order { text += live[id] ?? [] }
+        if journal >= 0 { close(journal) }
+        journal = -1
+        do {
+            try AtomicFile.write(Data(text), to: fileURL)
+            journal = open(fileURL.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard journal >= 0 else { throw AtomicFile.Failure(description: String(cString: strerror(errno))) }
+            journalBytes = text.count
+            compactions += 1
+            return nil
+        } catch {
+            return "history: cannot write \(fileURL.path): \(error); history will not persist"
+        }
+    }
+
+    /// Lines reach the disk within about a second even without a `flush` (a power loss then costs
+    /// at most that second; a crash of the process alone loses nothing already written).
+    private func scheduleSync() {
+        guard !syncScheduled else { return }
+        syncScheduled = true
+        io.asyncAfter(deadline: .now() + 1) { [self] in
+            syncScheduled = false
+            if journal >= 0 { fsync(journal) }
+            archive?.sync()
         }
     }
 
     /// Waits until every record so far is written and synced. Thread: any but `io`.
     public func flush() {
-        io.sync { try? handle?.synchronize() }
+        io.sync {
+            if journal >= 0 { fsync(journal) }
+            archive?.sync()
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Finishes a history page that `picker` began with the jobs in memory: adds the archive's jobs
+    /// and calls `reply` with the page on a global queue. The archive is seen as it is once every
+    /// `forget` sent before this call was written (the hop through `io`), so a job is in memory or
+    /// in the archive, never in neither; and a page is answered only after every state change
+    /// recorded before it is in the journal. Thread: any; never waits.
+    func page(_ picker: HistoryPicker, reply: @escaping @Sendable (HistoryPage) -> Void) {
+        io.async { [self] in
+            let view = archive?.view()
+            let (summaries, report) = (summaries, log)
+            DispatchQueue.global(qos: .userInitiated).async {
+                var picker = picker
+                if let view { HistoryArchive.read(view, into: &picker, summaries: summaries, report: report) }
+                reply(picker.page())
+            }
+        }
+    }
+
+    /// The sizes the bounds are about, for tests and tools: the journal's bytes now, and each
+    /// archive segment's. Thread: any but `io`; waits for `io`.
+    func diskUsage() -> (journalBytes: Int, compactions: Int, archiveSegments: [Int: Int]) {
+        io.sync {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: archiveFolder.path)) ?? []
+            var segments: [Int: Int] = [:]
+            for name in names {
+                guard let number = HistoryArchive.number(name) else { continue }
+                let size =
+                    (try? FileManager.default.attributesOfItem(atPath: archiveFolder.appendingPathComponent(name).path)[.size]) as? Int
+                segments[number] = size ?? 0
+            }
+            return (journalBytes, compactions, segments)
+        }
     }
 }

@@ -52,7 +52,7 @@ public final class HeraldApp: Sendable {
         environment: JobEnvironment, logger: Logger? = nil, version: String, inbox: DeliveryInbox = DeliveryInbox()
     ) {
         let logger = logger ?? Logger(level: server.logLevel)
-        let history = HistoryStore(directory: environment.dataDirectory) { logger.warning($0) }
+        let history = HistoryStore(directory: environment.dataDirectory, limits: engine.history) { logger.warning($0) }
         self.logger = logger
         self.engine = JobDispatcher(configuration: engine, environment: environment, runners: runners, history: history)
         self.server = WebSocketServer(configuration: server, engine: self.engine, logger: logger, version: version, inbox: inbox)

@@ -45,7 +45,12 @@ struct HTTPAPI {
         case ("GET", 1, "workers"?):
             return .ask(.workers, .workers)
         case ("GET", 1, "jobs"?):
-            return .ask(.snapshot, .jobs)
+            // With any of `state`, `kind`, `before`, `limit`: a history page; without, the snapshot's list.
+            switch HistoryQuery.parse(request.query) {
+            case nil: return .ask(.snapshot, .jobs)
+            case .success(let query)?: return .ask(.history(query), .history)
+            case .failure(let error)?: return .respond(.error(error))
+            }
         case ("POST", 1, "jobs"?):
             return startJob(request)
         case ("GET", 2, "jobs"?):
@@ -116,6 +121,8 @@ struct HTTPAPI {
             return .json(feed.json)
         case (.workers, .workers(let workers)):
             return .json(["workers": .array(workers.map(\.json))])
+        case (.history, .history(let result)):
+            return result.map { .json($0.json) }.orError
         case (.jobs, .snapshot(let snapshot)):
             return .json(["seq": .int(snapshot.seq), "epoch": .string(snapshot.epoch), "jobs": .array(snapshot.jobs.map(\.json))])
         case (.job, .job(let result)):
