@@ -17,6 +17,7 @@
   const matchesView = new Herald.render.MatchesView(store);
   const newsView = new Herald.render.NewsView();
   const sortView = new Herald.render.SortView();
+  const historyView = new Herald.HistoryView(store);
   const kindForms = new Herald.KindForms(startKind);
   const logBook = new Herald.LogBook();
   const logView = new Herald.LogView(store, logBook, {
@@ -230,12 +231,14 @@
         matchesView.update();
         onNewsReset();
         loadMissingResults();
+        historyView.reset();
         break;
       case 'job':
         if (detail.created && (store.kindInfo(detail.job.kind) || {}).command === true) logBook.sawCreated(detail.job.id);
         jobsView.upsert(detail.job);
         kindForms.sawJob(detail.job);
         logView.jobChanged(detail.job);
+        historyView.jobChanged(detail.job, detail.created, detail.previous);
         if (detail.job.kind === 'search') {
           if (ui.searchAwaitJob === detail.job.id) ui.searchAwaitJob = null;
           matchesView.update();
@@ -601,5 +604,5 @@
   connection.start();
 
   // For tests and the curious: read-only views of the state.
-  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui, logBook });
+  Herald.debug = Object.freeze({ store, pending, awaitingAuth, ui, logBook, history: historyView });
 })();

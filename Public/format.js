@@ -65,6 +65,12 @@
     return m + ' min ' + String(s).padStart(2, '0') + ' s';
   }
 
+  // Milliseconds → "12 ms" under a second, else as duration(): for jobs that may take no time at all.
+  function durationMs(ms) {
+    if (!isNumber(ms) || ms < 0) return '—';
+    return ms < 999.5 ? Math.round(ms) + ' ms' : duration(ms / 1000);
+  }
+
   function percent(fraction) {
     if (!isNumber(fraction)) return '—';
     const clamped = Math.min(1, Math.max(0, fraction));
@@ -126,5 +132,5 @@
     return text.charAt(0).toUpperCase() + text.slice(1);
   }
 
-  Herald.format = { isNumber, count, bytes, compact, rate, duration, percent, clock, dateTime, errorText };
+  Herald.format = { isNumber, count, bytes, compact, rate, duration, durationMs, percent, clock, dateTime, errorText };
 })();

@@ -49,6 +49,10 @@
 
   const kindNames = { search: 'Search', sort: 'Sort', fetch: 'News fetch', ticker: 'Ticker' };
 
+  function kindName(kind) {
+    return kindNames[kind] || kind;
+  }
+
   function primitivePairs(object) {
     const parts = [];
     for (const key of Object.keys(object || {})) {
@@ -538,5 +542,5 @@
     show(retryButton, status.state === 'reconnecting' && !!status.retryAt);
   }
 
-  Herald.render = { $, setText, show, highlight, paramsSummary, summaryText, inNextFrame, drawStatus, JobsView, MatchesView, NewsView, SortView };
+  Herald.render = { $, setText, show, highlight, kindName, paramsSummary, summaryText, inNextFrame, drawStatus, JobsView, MatchesView, NewsView, SortView };
 })();
