@@ -53,6 +53,8 @@ static struct {
 	struct client *clients[MAX_CLIENTS];
 	int nclients;
 	volatile sig_atomic_t stop;
+	/* Set when an event library (libev, libuv) runs the loop instead of lws's poll. */
+	int evlib;
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int64_t now_us(void)
@@ -86,6 +88,9 @@ static int publish(int job, int64_t completed, int64_t total)
 		if (g.head - g.min_next < RING - 1 || g.nclients == 0)
 			break;
 		pthread_mutex_unlock(&g.lock);
+		/* With an event library the loop has no per-turn hook: wake it so it recomputes min_next. */
+		if (g.evlib)
+			lws_cancel_service(g.context);
 		usleep(50);
 	}
 	struct event *e = &g.ring[g.head % RING];
@@ -164,6 +169,18 @@ static void command(const char *text, size_t len)
 		pthread_detach(thread);
 	else
 		free(t);
+}
+
+/* The slowest client's place, for the producers' back-pressure. Thread: the service thread. */
+static void note_min_next(void)
+{
+	uint64_t min = UINT64_MAX;
+	for (int i = 0; i < g.nclients; i++)
+		if (g.clients[i]->next < min)
+			min = g.clients[i]->next;
+	pthread_mutex_lock(&g.lock);
+	g.min_next = g.nclients ? min : g.head;
+	pthread_mutex_unlock(&g.lock);
 }
 
 static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in, size_t len)
@@ -248,6 +265,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		pthread_mutex_lock(&g.lock);
 		g.wake_pending = 0;
 		pthread_mutex_unlock(&g.lock);
+		if (g.evlib)
+			note_min_next();
 		lws_callback_on_writable_all_protocol(g.context, lws_get_protocol(wsi));
 		break;
 
@@ -266,12 +285,17 @@ static struct lws_protocols protocols[] = {
 static void on_signal(int sig)
 {
 	(void)sig;
+	/* An event library's loop runs inside lws_service until the context goes: just leave. */
+	if (g.evlib)
+		_exit(0);
 	g.stop = 1;
 }
 
 int main(int argc, char **argv)
 {
 	int port = argc > 1 ? atoi(argv[1]) : 0;
+	/* argv[2]: the event loop, poll (lws's default), ev (libev) or uv (libuv): Debian's evlib plugins. */
+	const char *loop = argc > 2 ? argv[2] : "poll";
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -285,6 +309,13 @@ int main(int argc, char **argv)
 	info.gid = -1;
 	info.uid = -1;
 	info.fd_limit_per_thread = MAX_CLIENTS + 64;
+	if (!strcmp(loop, "ev")) {
+		info.options |= LWS_SERVER_OPTION_LIBEV;
+		g.evlib = 1;
+	} else if (!strcmp(loop, "uv")) {
+		info.options |= LWS_SERVER_OPTION_LIBUV;
+		g.evlib = 1;
+	}
 	g.context = lws_create_context(&info);
 	if (!g.context) {
 		fprintf(stderr, "lws-broadcast: cannot listen on 127.0.0.1:%d\n", port);
@@ -296,13 +327,7 @@ int main(int argc, char **argv)
 		if (lws_service(g.context, 0) < 0)
 			break;
 		/* After each turn: the slowest client's place, for the producers' back-pressure. */
-		uint64_t min = UINT64_MAX;
-		for (int i = 0; i < g.nclients; i++)
-			if (g.clients[i]->next < min)
-				min = g.clients[i]->next;
-		pthread_mutex_lock(&g.lock);
-		g.min_next = g.nclients ? min : g.head;
-		pthread_mutex_unlock(&g.lock);
+		note_min_next();
 	}
 	lws_context_destroy(g.context);
 	return 0;
