@@ -40,6 +40,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -468,7 +469,8 @@ func usage() {
 	fmt.Fprint(os.Stderr,
 		"usage: goclient --url ws://HOST:PORT/PATH -n N [--duration S] [--tail S] [--quiet-after S]\n"+
 			"         [--send-on-open TEXT] [--start TEXT [--starts K]] [--hold S]\n"+
-			"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n")
+			"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n"+
+			"         [--cpu-profile FILE]   (this client's own CPU profile, for go tool pprof)\n")
 	os.Exit(2)
 }
 
@@ -489,6 +491,7 @@ func main() {
 	flags.Float64Var(&optConnectTimeout, "connect-timeout", 60, "")
 	flags.BoolVar(&optQuiet, "quiet", false, "")
 	flags.BoolVar(&optStopOnStdinEOF, "stop-on-stdin-eof", false, "")
+	cpuProfile := flags.String("cpu-profile", "", "") // where this client's own time goes (go tool pprof)
 	if err := flags.Parse(os.Args[1:]); err != nil || flags.NArg() > 0 {
 		if err != nil && err != flag.ErrHelp {
 			fmt.Fprintln(os.Stderr, "goclient:", err)
@@ -531,6 +534,14 @@ func main() {
 		}()
 	}
 
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "goclient:", err)
+			os.Exit(2)
+		}
+		pprof.StartCPUProfile(f)
+	}
 	lat = make([]uint32, latBuckets)
 	conns = make([]*conn, optN)
 	for i := range conns {
@@ -662,6 +673,9 @@ func main() {
 		}
 	}
 	tick.Stop()
+	if *cpuProfile != "" {
+		pprof.StopCPUProfile()
+	}
 	cancelConnect() // handshakes still under way past the end fail; they are not counted below
 
 	// Results, read from the counters as they stand at the end (the kernel closes the sockets).
@@ -688,9 +702,10 @@ func main() {
 		}
 	}
 	sort.Slice(connectTimes, func(a, b int) bool { return connectTimes[a] < connectTimes[b] })
+	// "None" prints as bench-client prints it: -1 µs, i.e. -0.001 ms.
 	connectPercentile := func(q float64) float64 {
 		if len(connectTimes) == 0 {
-			return -1
+			return -1 / 1e3
 		}
 		return float64(connectTimes[int(q*float64(len(connectTimes)-1))]) / 1e3
 	}
@@ -709,7 +724,7 @@ func main() {
 	histTotal += atomic.LoadUint64(&latOverflow)
 	latPercentile := func(q float64) float64 {
 		if histTotal == 0 {
-			return -1
+			return -1 / 1e3
 		}
 		want := uint64(q * float64(histTotal))
 		if want >= histTotal {
