@@ -1,5 +1,9 @@
 """Turns bench/run's results.jsonl into Markdown tables: medians of the runs, ratios to Herald, and
-the targets (reported, never asserted). usage: python3 bench/summarize.py results.jsonl"""
+the targets (reported, never asserted). usage: python3 bench/summarize.py results.jsonl
+
+Each fan-out result says which load client measured it ("client": "raw" or "lws" for bench-client,
+"go" for bench/goclient; a line without one is from before the Go client: "raw"). The tables give a
+row per server and client, and a ratio is always to Herald measured with the same client."""
 
 import json
 import statistics
@@ -14,6 +18,8 @@ NAMES = {
     "python": "Python websockets",
     "websocketd": "websocketd + tail -F",
 }
+CLIENTS = ["raw", "lws", "go"]
+CLIENT_NAMES = {"raw": "C epoll client", "lws": "C lws client", "go": "Go client"}
 
 
 def median(values):
@@ -37,8 +43,8 @@ def ratio(value, base):
 
 def main(path):
     machine, machine_end = {}, {}
-    runs = defaultdict(list)  # (server, scenario) -> [result]
-    single = {}
+    runs = defaultdict(list)  # (server, scenario, client) -> [result]
+    single = {}  # (server, scenario) -> result, for the scenarios without a load client
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -51,15 +57,23 @@ def main(path):
             if "machine_end" in record:
                 machine_end = record["machine_end"]
                 continue
-            key = (record["server"], record["scenario"])
-            runs[key].append(record["result"])
-            single[key] = record["result"]
+            runs[(record["server"], record["scenario"], record.get("client", "raw"))].append(record["result"])
+            single[(record["server"], record["scenario"])] = record["result"]
 
-    def m(server, scenario, field):
-        return median([r.get(field) for r in runs.get((server, scenario), [])])
+    def m(server, scenario, field, client):
+        return median([r.get(field) for r in runs.get((server, scenario, client), [])])
 
-    def count(server, scenario):
-        return len(runs.get((server, scenario), []))
+    def count(server, scenario, client):
+        return len(runs.get((server, scenario, client), []))
+
+    clients = [c for c in CLIENTS if any(k[2] == c for k in runs if k[1][:2] in ("s1", "s2", "s3", "s6"))]
+
+    def rows(scenario_test):
+        """(server, client) pairs with results, a server's clients together."""
+        return [(s, c) for s in servers for c in clients if any(k[0] == s and k[2] == c and scenario_test(k[1]) for k in runs)]
+
+    def label(server, client):
+        return NAMES[server] + (" · " + CLIENT_NAMES[client] if len(clients) > 1 else "")
 
     out = []
     out.append("Machine: {} cores, {}, {} GiB; {}; Herald at {}{}; load average at start {}, at end {}; {} s of measuring{}.".format(
@@ -107,27 +121,39 @@ def main(path):
     # s1
     s1 = sorted({k[1] for k in runs if k[1].startswith("s1-")}, key=lambda s: int(s[4:]))
     if s1:
+        if len(clients) > 1:
+            out.append("Load clients: " + "; ".join("**{}** ({})".format(CLIENT_NAMES[c], {
+                "raw": "bench-client: every connection on one thread, one epoll, its own RFC 6455 parser",
+                "lws": "bench-client on one libwebsockets 4.1 client context",
+                "go": "bench/goclient: a goroutine per connection in a gorilla/websocket ReadMessage loop"}[c])
+                for c in clients) + ". A ratio is to Herald with the same client.")
+            out.append("")
         out.append("### Fan-out at full speed (s1): one ticker at rate 0, deliveries per second to all clients (median)")
         out.append("")
         out.append("| server | " + " | ".join("N={:,}".format(int(s[4:])) for s in s1) + " | server CPU at N=1000 | client CPU at N=1000 | resyncs per client at N=1000 |")
         out.append("|---|" + "---:|" * len(s1) + "---:|---:|---:|")
-        for server in servers:
+        s1_rows = rows(lambda sc: sc.startswith("s1-"))
+        for server, client in s1_rows:
             cells = []
             for s in s1:
-                v = m(server, s, "msgs_per_s")
-                base = m("herald", s, "msgs_per_s")
+                v = m(server, s, "msgs_per_s", client)
+                base = m("herald", s, "msgs_per_s", client)
                 cells.append("–" if v is None else fmt(v) + ("" if server == "herald" else " ({})".format(ratio(v, base))))
-            resyncs = median([r["resyncs"] / r["opened"] for r in runs.get((server, "s1-n1000"), []) if r.get("opened")])
-            out.append("| {} | {} | {} | {} | {} |".format(NAMES[server], " | ".join(cells),
-                                                   fmt(m(server, "s1-n1000", "server_cpu_pct"), 0, " %"),
-                                                   fmt(m(server, "s1-n1000", "client_cpu_pct"), 0, " %"),
+            resyncs = median([r["resyncs"] / r["opened"] for r in runs.get((server, "s1-n1000", client), []) if r.get("opened")])
+            out.append("| {} | {} | {} | {} | {} |".format(label(server, client), " | ".join(cells),
+                                                   fmt(m(server, "s1-n1000", "server_cpu_pct", client), 0, " %"),
+                                                   fmt(m(server, "s1-n1000", "client_cpu_pct", client), 0, " %"),
                                                    fmt(resyncs, 1)))
         out.append("")
+
+        def short(server, client):
+            return NAMES[server].split(" ")[0] + ("/" + client if len(clients) > 1 else "")
+
         out.append("(Ratios are to Herald at the same N. Latency at full speed is queueing, not speed: p50 at N=1000 — " +
-                   ", ".join("{} {} ms".format(NAMES[s].split(" ")[0], fmt(m(s, "s1-n1000", "lat_ms_p50"), 0)) for s in servers
-                             if m(s, "s1-n1000", "lat_ms_p50") is not None) + "; gaps at N=1000 — " +
-                   ", ".join("{} {}".format(NAMES[s].split(" ")[0], fmt(m(s, "s1-n1000", "gap_events"))) for s in servers
-                             if m(s, "s1-n1000", "gap_events") is not None) + ".)")
+                   ", ".join("{} {} ms".format(short(s, c), fmt(m(s, "s1-n1000", "lat_ms_p50", c), 0)) for s, c in s1_rows
+                             if m(s, "s1-n1000", "lat_ms_p50", c) is not None) + "; gaps at N=1000 — " +
+                   ", ".join("{} {}".format(short(s, c), fmt(m(s, "s1-n1000", "gap_events", c))) for s, c in s1_rows
+                             if m(s, "s1-n1000", "gap_events", c) is not None) + ".)")
         out.append("")
 
     # s2, s6
@@ -136,22 +162,23 @@ def main(path):
                                       ("s6", "1,000 clients × 1,000 ev/s for 10 s (s6)", 10000)]:
         if not any(k[1] == scenario for k in runs):
             continue
+        # `scenario` is bound now: the lambda is called within this iteration.
+        scenario_rows = rows(lambda sc: sc == scenario)
         out.append("### " + title + ": latency from the event's ts to receipt, median of runs")
         out.append("")
-        out.append("| server | runs | open | events per client (of {:,}) | deliveries/s | p50 ms | p99 ms | max ms | seq gaps (events) | dropped | server CPU | client CPU | p99 vs Herald |".format(expected))
-        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-        for server in servers:
-            if not count(server, scenario):
-                continue
-            per_client = median([r["events_with_ts"] / r["opened"] for r in runs[(server, scenario)] if r.get("opened")])
-            out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
-                NAMES[server], count(server, scenario), fmt(m(server, scenario, "opened")), fmt(per_client),
-                fmt(m(server, scenario, "msgs_per_s")),
-                fmt(m(server, scenario, "lat_ms_p50"), 2), fmt(m(server, scenario, "lat_ms_p99"), 2),
-                fmt(m(server, scenario, "lat_ms_max"), 1), fmt(m(server, scenario, "gap_events")),
-                fmt(m(server, scenario, "dropped")), fmt(m(server, scenario, "server_cpu_pct"), 0, " %"),
-                fmt(m(server, scenario, "client_cpu_pct"), 0, " %"),
-                ratio(m(server, scenario, "lat_ms_p99"), m("herald", scenario, "lat_ms_p99"))))
+        out.append("| server | runs | open | events per client (of {:,}) | deliveries/s | p50 ms | p99 ms | max ms | seq gaps (events) | dropped | server CPU | client CPU | server peak RSS (VmHWM) | p99 vs Herald |".format(expected))
+        out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for server, client in scenario_rows:
+            def v(field, server=server, client=client):
+                return m(server, scenario, field, client)
+            per_client = median([r["events_with_ts"] / r["opened"] for r in runs[(server, scenario, client)] if r.get("opened")])
+            out.append("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |".format(
+                label(server, client), count(server, scenario, client), fmt(v("opened")), fmt(per_client),
+                fmt(v("msgs_per_s")), fmt(v("lat_ms_p50"), 2), fmt(v("lat_ms_p99"), 2),
+                fmt(v("lat_ms_max"), 1), fmt(v("gap_events")), fmt(v("dropped")),
+                fmt(v("server_cpu_pct"), 0, " %"), fmt(v("client_cpu_pct"), 0, " %"),
+                fmt(None if v("server_hwm_kb") is None else v("server_hwm_kb") / 1024, 0, " MB"),
+                ratio(v("lat_ms_p99"), m("herald", scenario, "lat_ms_p99", client))))
         out.append("")
 
     # s3
@@ -160,37 +187,43 @@ def main(path):
         out.append("")
         out.append("| server | open | failed | RSS before | RSS with all open | bytes per connection | connect p99 ms | vs Herald |")
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|")
-        for server in servers:
-            if not count(server, "s3"):
-                continue
+        for server, client in rows(lambda sc: sc == "s3"):
+            def v(field, server=server, client=client):
+                return m(server, "s3", field, client)
             out.append("| {} | {} | {} | {} | {} | {} | {} | {} |".format(
-                NAMES[server], fmt(m(server, "s3", "opened")), fmt(m(server, "s3", "failed")),
-                fmt(m(server, "s3", "server_rss_kb_before"), 0, " kB"), fmt(m(server, "s3", "server_rss_kb_connected"), 0, " kB"),
-                fmt(m(server, "s3", "server_rss_bytes_per_conn")), fmt(m(server, "s3", "connect_ms_p99"), 1),
-                ratio(m(server, "s3", "server_rss_bytes_per_conn"), m("herald", "s3", "server_rss_bytes_per_conn"))))
+                label(server, client), fmt(v("opened")), fmt(v("failed")),
+                fmt(v("server_rss_kb_before"), 0, " kB"), fmt(v("server_rss_kb_connected"), 0, " kB"),
+                fmt(v("server_rss_bytes_per_conn")), fmt(v("connect_ms_p99"), 1),
+                ratio(v("server_rss_bytes_per_conn"), m("herald", "s3", "server_rss_bytes_per_conn", client))))
         out.append("")
 
     # Targets
+    target_clients = clients or ["raw"]
     out.append("### Herald against the targets (reported, not asserted)")
     out.append("")
-    out.append("| target | measured | met |")
-    out.append("|---|---:|:---:|")
+    out.append("| target | " + " | ".join("measured ({}) | met".format(CLIENT_NAMES[c]) for c in target_clients) + " |")
+    out.append("|---|" + "---:|:---:|" * len(target_clients))
 
-    def target(label, value, ok, unit=""):
+    def cell(value, ok, unit):
         if value is None:
-            out.append("| {} | not measured | – |".format(label))
-        else:
-            out.append("| {} | {}{} | {} |".format(label, fmt(value, 2 if value < 100 else 0), unit, "yes" if ok(value) else "**no**"))
+            return "not measured | –"
+        return "{}{} | {}".format(fmt(value, 2 if value < 100 else 0), unit, "yes" if ok(value) else "**no**")
+
+    def target(label, values, ok, unit=""):
+        out.append("| {} | {} |".format(label, " | ".join(cell(v, ok, unit) for v in values)))
+
+    def each(scenario, field):
+        return [m("herald", scenario, field, c) for c in target_clients]
 
     plain = single.get(("herald", "s4-plain"))
-    target("report < 50 ns", plain and plain["report_ns_wall"], lambda v: v < 50, " ns")
-    target("s1 at 1,000 clients ≥ 1.5 M deliveries/s (ticker at rate 0)", m("herald", "s1-n1000", "msgs_per_s"), lambda v: v >= 1.5e6, "/s")
-    target("… the same, paced at 2,000 ev/s (s1p)", m("herald", "s1p", "msgs_per_s"), lambda v: v >= 1.5e6, "/s")
-    target("s2 p50 < 5 ms", m("herald", "s2", "lat_ms_p50"), lambda v: v < 5, " ms")
-    target("s2 p99 < 10 ms", m("herald", "s2", "lat_ms_p99"), lambda v: v < 10, " ms")
-    target("s3 < 8 KB RSS per idle connection", m("herald", "s3", "server_rss_bytes_per_conn"), lambda v: v < 8192, " B")
-    target("s6 no gaps", m("herald", "s6", "gap_events"), lambda v: v == 0, " events")
-    target("s6 p99 < 100 ms", m("herald", "s6", "lat_ms_p99"), lambda v: v < 100, " ms")
+    target("report < 50 ns (no load client)", [plain and plain["report_ns_wall"]] * len(target_clients), lambda v: v < 50, " ns")
+    target("s1 at 1,000 clients ≥ 1.5 M deliveries/s (ticker at rate 0)", each("s1-n1000", "msgs_per_s"), lambda v: v >= 1.5e6, "/s")
+    target("… the same, paced at 2,000 ev/s (s1p)", each("s1p", "msgs_per_s"), lambda v: v >= 1.5e6, "/s")
+    target("s2 p50 < 5 ms", each("s2", "lat_ms_p50"), lambda v: v < 5, " ms")
+    target("s2 p99 < 10 ms", each("s2", "lat_ms_p99"), lambda v: v < 10, " ms")
+    target("s3 < 8 KB RSS per idle connection", each("s3", "server_rss_bytes_per_conn"), lambda v: v < 8192, " B")
+    target("s6 no gaps", each("s6", "gap_events"), lambda v: v == 0, " events")
+    target("s6 p99 < 100 ms", each("s6", "lat_ms_p99"), lambda v: v < 100, " ms")
     print("\n".join(out))
 
 
