@@ -86,9 +86,13 @@ final class WorkerAgent {
                 let wait = delay * Double.random(in: 0.8...1.2)
                 say(String(format: "\(why); reconnecting in %.1f s", wait))
                 let deadline = ContinuousClock.now + .milliseconds(Int(wait * 1000))
-                while ContinuousClock.now < deadline {
+                while ContinuousClock.now < deadline, !(interrupted.isSet && runs.isEmpty && outgoing.withLock({ $0.isEmpty })) {
                     tend()
                     usleep(50_000)
+                }
+                if interrupted.isSet, runs.isEmpty, outgoing.withLock({ $0.isEmpty }) {
+                    say("stopped")
+                    return 0
                 }
                 delay = min(delay * 2, 8)
             }
