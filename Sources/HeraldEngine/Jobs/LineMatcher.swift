@@ -6,7 +6,8 @@ import Foundation
 /// match only exactly. That keeps the search a byte comparison with no Unicode tables, which is
 /// what makes it fast, and it is the behaviour of `grep -i` in the C locale.
 ///
-/// Candidates come from `RareBytePair` (wide compares of the query's two rarest bytes), and lines
+/// Candidates come from `CandidateFinder` (`memchr` on a rare byte of the query while it is rare in
+/// the buffer, else wide compares of the query's two rarest bytes, `RareBytePair`), and lines
 /// are counted lazily: the newlines before a match, and the rest of a buffer only when the file's
 /// next buffer needs its first line number, so a file without a match costs no count at all.
 /// Counting every newline and stopping at every first byte of the query were 60 % of a search's
@@ -42,8 +43,9 @@ struct LineMatcher: Sendable {
         var line = firstLine  // The number of the line that starts at `lineStart`.
         var lineStart = 0
         var from = 0
+        var finder = CandidateFinder(pair: pair)
         needle.withUnsafeBufferPointer { pattern in
-            while let candidate = pair.next(in: base, from: from, last: lastStart) {
+            while let candidate = finder.next(in: base, from: from, last: lastStart) {
                 guard matches(base + candidate, pattern) else {
                     from = candidate + 1
                     continue

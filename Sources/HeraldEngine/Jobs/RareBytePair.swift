@@ -77,12 +77,18 @@ struct RareBytePair: Sendable {
             position &+= 32
         }
         while position <= last {
-            let at1 = base[position &+ offset1]
-            let at2 = base[position &+ offset2]
-            if at1 == byte1 || at1 == other1, at2 == byte2 || at2 == other2 { return position }
+            if sits(at: base + position) { return position }
             position &+= 1
         }
         return nil
+    }
+
+    /// Whether both bytes sit at their offsets from `start`. Thread: any.
+    @inline(__always)
+    func sits(at start: UnsafePointer<UInt8>) -> Bool {
+        let at1 = start[offset1]
+        let at2 = start[offset2]
+        return (at1 == byte1 || at1 == other1) && (at2 == byte2 || at2 == other2)
     }
 
     /// Two words seen as their 16 bytes (free: the same register).
