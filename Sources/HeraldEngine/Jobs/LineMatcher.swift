@@ -10,8 +10,8 @@ import Foundation
 /// the buffer, else wide compares of the query's two rarest bytes, `RareBytePair`), and lines
 /// are counted lazily: the newlines before a match, and the rest of a buffer only when the file's
 /// next buffer needs its first line number, so a file without a match costs no count at all.
-/// Counting every newline and stopping at every first byte of the query were 60 % of a search's
-/// time on the benchmark corpus (docs/benchmarks.md).
+/// Counting every newline and stopping at every first byte of the query were about 70 % of a
+/// search's time on the benchmark corpus (docs/benchmarks.md).
 ///
 /// Thread: any; a constant value.
 struct LineMatcher: Sendable {
