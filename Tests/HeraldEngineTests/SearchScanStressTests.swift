@@ -12,8 +12,8 @@ import XCTest
 /// the second in every run. Both check that every match is streamed exactly once.
 final class SearchScanStressTests: XCTestCase {
     /// Several searches at once, each on several threads where there are several cores, over many
-    /// files just over the first (sniff) read, so each file asks `flushIfDue` once; each file has a
-    /// few matches, so batches fill and are taken while other files are checked.
+    /// small files (each asks `flushIfDue` once, after its one chunk); each file has a few matches,
+    /// so batches fill and are taken while other files are checked.
     func testConcurrentMultiStripeSearchesWithMatchesInEveryFileFindEveryMatch() throws {
         let searchesAtOnce = 4
         let files = 256

@@ -6,21 +6,25 @@ import Foundation
 /// match only exactly. That keeps the search a byte comparison with no Unicode tables, which is
 /// what makes it fast, and it is the behaviour of `grep -i` in the C locale.
 ///
+/// Candidates come from `CandidateFinder` (`memchr` on a rare byte of the query while it is rare in
+/// the buffer, else wide compares of the query's two rarest bytes, `RareBytePair`), and lines
+/// are counted lazily: the newlines before a match, and the rest of a buffer only when the file's
+/// next buffer needs its first line number, so a file without a match costs no count at all.
+/// Counting every newline and stopping at every first byte of the query were about 70 % of a
+/// search's time on the benchmark corpus (docs/benchmarks.md).
+///
 /// Thread: any; a constant value.
 struct LineMatcher: Sendable {
     /// The query bytes, ASCII-lowercased when matching ignores case.
     private let needle: [UInt8]
     private let caseSensitive: Bool
-    /// The first byte in both cases (equal when it has no other case), for memchr.
-    private let firstLower: UInt8
-    private let firstUpper: UInt8
+    private let pair: RareBytePair
 
     init(query: String, caseSensitive: Bool) {
         let bytes = Array(query.utf8)
         needle = caseSensitive ? bytes : bytes.map(Self.fold)
         self.caseSensitive = caseSensitive
-        firstLower = needle[0]
-        firstUpper = !caseSensitive && firstLower >= 0x61 && firstLower <= 0x7A ? firstLower - 0x20 : firstLower
+        pair = RareBytePair(needle: needle, ignoringCase: !caseSensitive)
     }
 
     @inline(__always)
@@ -28,27 +32,20 @@ struct LineMatcher: Sendable {
 
     /// Calls `onMatch(line, number)` once per line of `text` that contains the query; the line has no
     /// newline, numbers count from `firstLine`. `text` must end at a line end or the file's end.
-    /// Returns the number of newlines in `text`, so the caller can number the next buffer.
-    func scan(_ text: UnsafeRawBufferPointer, firstLine: Int, onMatch: (UnsafeRawBufferPointer, Int) -> Void) -> Int {
-        guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self), text.count > 0 else { return 0 }
+    /// Returns the number of newlines in `text`, so the caller can number the next buffer; nil when
+    /// `lastOfFile` says there is none, and then the newlines after the last match go uncounted.
+    func scan(
+        _ text: UnsafeRawBufferPointer, firstLine: Int, lastOfFile: Bool = false, onMatch: (UnsafeRawBufferPointer, Int) -> Void
+    ) -> Int? {
+        guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self), text.count > 0 else { return lastOfFile ? nil : 0 }
         let count = text.count
         let lastStart = count - needle.count  // The last offset where the query still fits.
         var line = firstLine  // The number of the line that starts at `lineStart`.
         var lineStart = 0
         var from = 0
-        // Where the next candidate of each case starts, found by memchr and kept until passed: asking
-        // again for a case that does not occur would rescan the rest of the buffer at every candidate.
-        var nextLower = -1
-        var nextUpper = -1
+        var finder = CandidateFinder(pair: pair)
         needle.withUnsafeBufferPointer { pattern in
-            while from <= lastStart {
-                if nextLower < from { nextLower = Self.find(firstLower, base, from, lastStart) }
-                var candidate = nextLower
-                if firstUpper != firstLower {
-                    if nextUpper < from { nextUpper = Self.find(firstUpper, base, from, lastStart) }
-                    candidate = min(candidate, nextUpper)
-                }
-                guard candidate <= lastStart else { break }
+            while let candidate = finder.next(in: base, from: from, last: lastStart) {
                 guard matches(base + candidate, pattern) else {
                     from = candidate + 1
                     continue
@@ -66,40 +63,54 @@ struct LineMatcher: Sendable {
                 from = lineStart
             }
         }
+        if lastOfFile { return nil }
         return line - firstLine + Self.countNewlines(base + lineStart, count - lineStart)
     }
 
+    /// Whether the whole query starts at `at`. Thread: any.
     @inline(__always)
     private func matches(_ at: UnsafePointer<UInt8>, _ pattern: UnsafeBufferPointer<UInt8>) -> Bool {
         if caseSensitive { return memcmp(at, pattern.baseAddress!, pattern.count) == 0 }
-        for index in 1..<max(1, pattern.count) where Self.fold(at[index]) != pattern[index] { return false }
+        for index in 0..<pattern.count where Self.fold(at[index]) != pattern[index] { return false }
         return true
     }
 
-    /// The offset of `byte` in `base[from...last]`, or `last + 1` when it is not there.
-    @inline(__always)
-    private static func find(_ byte: UInt8, _ base: UnsafePointer<UInt8>, _ from: Int, _ last: Int) -> Int {
-        guard from <= last, let hit = memchr(base + from, Int32(byte), last - from + 1) else { return last + 1 }
-        return UnsafePointer(hit.assumingMemoryBound(to: UInt8.self)) - base
-    }
-
-    /// Counts "\n" eight bytes at a time: a byte of `v` is zero exactly when the high bit of the
-    /// same byte of `~(((v & 0x7F…) + 0x7F…) | v | 0x7F…)` is set, with no carry between bytes.
+    /// Counts "\n" 16 bytes at a time: each compare gives 0xFF (-1) in a lane that holds a newline,
+    /// subtracted into 16 byte-wide counters; those are summed before any of them can pass 255.
     static func countNewlines(_ start: UnsafePointer<UInt8>, _ length: Int) -> Int {
-        let low: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
-        let newlines: UInt64 = 0x0A0A_0A0A_0A0A_0A0A
         let raw = UnsafeRawPointer(start)
+        let newline = SIMD16<UInt8>(repeating: 0x0A)
         var total = 0
         var offset = 0
-        while offset + 8 <= length {
-            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ newlines
-            total += (~(((word & low) &+ low) | word | low)).nonzeroBitCount
-            offset += 8
+        while length &- offset >= 16 {
+            var lanes = SIMD16<UInt8>()
+            let blocks = min(255, (length &- offset) >> 4)
+            for _ in 0..<blocks {
+                let hits = raw.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self) .== newline
+                lanes &-= unsafeBitCast(hits, to: SIMD16<UInt8>.self)
+                offset &+= 16
+            }
+            total &+= sum(lanes)
         }
         while offset < length {
-            if start[offset] == 0x0A { total += 1 }
-            offset += 1
+            if start[offset] == 0x0A { total &+= 1 }
+            offset &+= 1
         }
         return total
+    }
+
+    /// The sum of 16 byte-wide counters: bytes added in pairs into 16-bit fields (each at most
+    /// 510), then the four fields of each word summed by a multiply into the top field (at most 2,040).
+    @inline(__always)
+    private static func sum(_ lanes: SIMD16<UInt8>) -> Int {
+        let words = unsafeBitCast(lanes, to: SIMD2<UInt64>.self)
+        return sum(words[0]) &+ sum(words[1])
+    }
+
+    @inline(__always)
+    private static func sum(_ word: UInt64) -> Int {
+        let evenBytes: UInt64 = 0x00FF_00FF_00FF_00FF
+        let pairs = (word & evenBytes) &+ ((word >> 8) & evenBytes)
+        return Int((pairs &* 0x0001_0001_0001_0001) >> 48)
     }
 }

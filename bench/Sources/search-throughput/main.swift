@@ -185,9 +185,14 @@ func runTool(_ arguments: [String], output: String) -> (Double, Int32, String) {
     process.arguments = arguments
     process.standardOutput = handle
     process.standardError = FileHandle.nullDevice
+    // Not waitUntilExit: here it polls every 50 ms, which rounded every time up to the next 50 ms
+    // step (rg's 0.043 s read 0.051 s, grep's 0.24 s read 0.251 s). The handler runs when the child
+    // is reaped.
+    let exited = DispatchSemaphore(value: 0)
+    process.terminationHandler = { _ in exited.signal() }
     let started = monotonicSeconds()
     do { try process.run() } catch { fail("cannot run \(arguments[0]): \(error)") }
-    process.waitUntilExit()
+    exited.wait()
     let elapsed = monotonicSeconds() - started
     try? handle.close()
     let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
