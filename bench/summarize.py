@@ -66,7 +66,7 @@ def main(path):
     def count(server, scenario, client):
         return len(runs.get((server, scenario, client), []))
 
-    clients = [c for c in CLIENTS if any(k[2] == c for k in runs if k[1][:2] in ("s1", "s2", "s3", "s6"))]
+    clients = [c for c in CLIENTS if any(k[2] == c for k in runs if k[1][:2] in ("s1", "s2", "s3", "s6", "s7", "s8"))]
 
     def rows(scenario_test):
         """(server, client) pairs with results, a server's clients together."""
@@ -159,7 +159,9 @@ def main(path):
     # s2, s6
     for scenario, title, expected in [("s1p", "Fan-out paced (s1p): one ticker at 2,000 ev/s for 3 s, N=1,000", 6000),
                                       ("s2", "5 tickers × 20 ev/s, N=1,000 (s2)", 500),
-                                      ("s6", "1,000 clients × 1,000 ev/s for 10 s (s6)", 10000)]:
+                                      ("s6", "1,000 clients × 1,000 ev/s for 10 s (s6)", 10000),
+                                      ("s7", "1,000 clients × 100 ev/s for 10 s (s7)", 1000),
+                                      ("s8", "5,000 clients × 10 ev/s for 10 s (s8)", 100)]:
         if not any(k[1] == scenario for k in runs):
             continue
         # `scenario` is bound now: the lambda is called within this iteration.
@@ -224,6 +226,7 @@ def main(path):
     target("s3 < 8 KB RSS per idle connection", each("s3", "server_rss_bytes_per_conn"), lambda v: v < 8192, " B")
     target("s6 no gaps", each("s6", "gap_events"), lambda v: v == 0, " events")
     target("s6 p99 < 100 ms", each("s6", "lat_ms_p99"), lambda v: v < 100, " ms")
+    target("s7 p99 < 10 ms", each("s7", "lat_ms_p99"), lambda v: v < 10, " ms")
     print("\n".join(out))
 
 
