@@ -81,7 +81,30 @@ enum CommandFuzzCheck {
             precondition(!token.isEmpty && token.utf8.count <= 1024)
         case .ping:
             break
+        case .hello(let hello):
+            precondition(!hello.name.isEmpty && hello.name.utf8.count <= 64 && (1...WorkerHello.maxSlots).contains(hello.slots))
+            precondition(!hello.kinds.isEmpty && hello.kinds.count <= WorkerHello.maxKinds)
+            // A hello encodes to a message that decodes to the same hello (numbers compared by value).
+            guard case .success(.hello(let again)) = CommandDecoder.decode(hello.json) else {
+                preconditionFailure("a hello's own message is refused: \(String(decoding: hello.json, as: UTF8.self))")
+            }
+            precondition(equivalent(parsed(again.json), parsed(hello.json)), "a hello changed in a round trip")
+        case .worker(let report):
+            if let (job, attempt) = report.target { precondition(JobID.isWellFormed(job.rawValue) && attempt >= 1) }
+            // What a worker sends decodes to what it meant.
+            guard case .success(.worker(let again)) = CommandDecoder.decode(report.json) else {
+                preconditionFailure("a worker report's own message is refused: \(String(decoding: report.json, as: UTF8.self))")
+            }
+            precondition(equivalent(parsed(again.json), parsed(report.json)), "a worker report changed in a round trip")
         }
+    }
+
+    /// A message the server or a worker wrote, parsed (it must parse).
+    static func parsed(_ bytes: [UInt8]) -> JSONValue {
+        guard let value = try? JSONParser.parse(bytes, maxDepth: 64) else {
+            preconditionFailure("an encoded message does not parse: \(String(decoding: bytes, as: UTF8.self))")
+        }
+        return value
     }
 
     /// Whatever parses must survive JSONWriter and a second parse (numbers compared by value: the
