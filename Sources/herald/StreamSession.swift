@@ -83,15 +83,7 @@ final class StreamSession {
     }
 
     /// Sets `interrupted` on SIGINT/SIGTERM instead of dying, so the terminal can be restored.
-    func installInterruptHandler() -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [interrupted] in interrupted.set() }
-            source.resume()
-            return source
-        }
-    }
+    func installInterruptHandler() -> [DispatchSourceSignal] { interrupted.setOnSignals() }
 
     /// The URL argument (http, https, ws or wss); `--ca` only goes with https or wss.
     static func url(from positionals: [String], caFile: String? = nil) throws(Arguments.UsageError) -> WebSocketURL {

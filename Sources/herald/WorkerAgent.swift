@@ -239,13 +239,6 @@ final class WorkerAgent {
         Output.line("herald work: \(text)")
     }
 
-    func installInterruptHandler() -> [DispatchSourceSignal] {
-        [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [interrupted] in interrupted.set() }
-            source.resume()
-            return source
-        }
-    }
+    /// SIGINT/SIGTERM start a graceful stop (see the type's comment) instead of ending the process.
+    func installInterruptHandler() -> [DispatchSourceSignal] { interrupted.setOnSignals() }
 }
