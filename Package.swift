@@ -3,7 +3,7 @@ import PackageDescription
 
 // Warnings are errors in CI (`make build` passes -warnings-as-errors); Swift 6 language mode everywhere.
 // The targets follow the architecture (docs/architecture.md): the engine knows nothing of the server,
-// the hub knows nothing of libwebsockets, and only HeraldLWS imports the C library.
+// the hub knows nothing of libwebsockets, only HeraldLWS imports libwebsockets and only HeraldRedis imports hiredis.
 let package = Package(
     name: "Herald",
     platforms: [.macOS(.v15)],
@@ -13,14 +13,20 @@ let package = Package(
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldLWS", targets: ["HeraldLWS"]),
         .library(name: "HeraldBench", targets: ["HeraldBench"]),
+        .library(name: "HeraldRedis", targets: ["HeraldRedis"]),
     ],
     targets: [
-        // The only C in the project: Debian's libwebsockets 4.1.6 behind a small shim.
+        // Debian's libwebsockets 4.1.6 behind a small shim.
         .systemLibrary(
             name: "CLibWebSockets",
             pkgConfig: "libwebsockets",
             providers: [.apt(["libwebsockets-dev"])]
         ),
+        // Debian's hiredis 0.14.1 (the blocking API) behind a small shim, for the Redis layer
+        // (libhiredis-dev; `make deps` installs it). No pkgConfig: hiredis.pc's only flags are the
+        // include path the shim does not need and -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with
+        // a warning on every build.
+        .systemLibrary(name: "CHiredis"),
         // glibc's GNU extensions for starting a job's program (posix_spawn in a new session, in a
         // folder, closing descriptors): declarations only, no C code.
         .systemLibrary(name: "CSystemExtras"),
@@ -33,9 +39,13 @@ let package = Package(
         .target(name: "HeraldLWS", dependencies: ["HeraldEngine", "HeraldServer", "CLibWebSockets"]),
         // Benchmark-only job kinds (`herald serve --bench`), kept out of the engine's core.
         .target(name: "HeraldBench", dependencies: ["HeraldEngine"]),
+        // A Redis client over hiredis (connections, pipelines, scripts, backoff): the only code that
+        // sees a hiredis pointer; knows nothing of the engine or the server.
+        .target(name: "HeraldRedis", dependencies: ["CHiredis"]),
         .executableTarget(name: "herald", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
+        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,72 @@
+import HeraldRedis
+import XCTest
+
+final class RedisAddressTests: XCTestCase {
+    func testParsesHostPortAndDatabase() throws {
+        XCTAssertEqual(try RedisAddress("redis://10.0.0.5:6380/3"), try RedisAddress(host: "10.0.0.5", port: 6380, database: 3))
+        XCTAssertEqual(try RedisAddress("redis://cache.internal"), try RedisAddress(host: "cache.internal", port: 6379, database: 0))
+        XCTAssertEqual(try RedisAddress("redis://cache:7000"), try RedisAddress(host: "cache", port: 7000))
+        XCTAssertEqual(try RedisAddress("redis://cache/2").database, 2)
+        XCTAssertEqual(try RedisAddress("redis://cache:7000/").database, 0, "an empty database is 0")
+    }
+
+    func testIPv6InBrackets() throws {
+        let address = try RedisAddress("redis://[::1]:6390/1")
+        XCTAssertEqual(address.host, "::1")
+        XCTAssertEqual(address.port, 6390)
+        XCTAssertEqual(address.endpoint, "[::1]:6390")
+        XCTAssertEqual(address.description, "redis://[::1]:6390/1")
+        XCTAssertEqual(try RedisAddress("redis://[fe80::1]").port, 6379)
+    }
+
+    func testDescriptionRoundTrips() throws {
+        let address = try RedisAddress("redis://127.0.0.1:7001/4")
+        XCTAssertEqual(address.description, "redis://127.0.0.1:7001/4")
+        XCTAssertEqual(try RedisAddress(address.description), address)
+    }
+
+    func testRefusesWhatItCannotUseWithTheReason() {
+        let cases: [(String, String)] = [
+            ("", "expected redis://"),
+            ("http://cache:6379", "expected redis://"),
+            ("cache:6379", "expected redis://"),
+            ("rediss://cache:6379", "TLS"),
+            ("redis://user:secret@cache:6379", "password is not supported by this version"),
+            ("redis://:secret@cache", "password is not supported by this version"),
+            ("redis://cache:6379?timeout=1", "options"),
+            ("redis://", "host is missing"),
+            ("redis://:6379", "host is missing"),
+            ("redis://cache:", "port must be a number from 1 to 65535"),
+            ("redis://cache:0", "port must be a number from 1 to 65535"),
+            ("redis://cache:65536", "port must be a number from 1 to 65535"),
+            ("redis://cache:99999999999999999999", "port must be a number from 1 to 65535"),
+            ("redis://cache:-1", "port must be a number from 1 to 65535"),
+            ("redis://cache:http", "port must be a number from 1 to 65535"),
+            ("redis://cache:6379/x", "database"),
+            ("redis://cache:6379/-1", "database"),
+            ("redis://cache:6379/1/2", "database"),
+            ("redis://cache:6379/99999999999", "database"),
+            ("redis://::1:6379", "IPv6 host goes in brackets"),
+            ("redis://[::1", "closing ]"),
+            ("redis://[::1]6379", "expected :PORT after ]"),
+            ("redis://[cache]:6379", "not an IPv6 address"),
+            ("redis://ca che:6379", "host must be a name or an IP address"),
+        ]
+        for (url, reason) in cases {
+            XCTAssertThrowsError(try RedisAddress(url), url) { error in
+                guard case .badURL(let shown, let why) = error as? RedisError else { return XCTFail("\(url): \(error)") }
+                XCTAssertEqual(shown, url)
+                XCTAssertTrue(why.contains(reason), "\(url): \(why)")
+                XCTAssertFalse((error as? RedisError)?.isConnectionLost ?? true)
+                XCTAssertTrue("\(error)".hasPrefix("bad Redis URL \(url): "), "\(error)")
+            }
+        }
+    }
+
+    func testComponentsAreChecked() {
+        XCTAssertThrowsError(try RedisAddress(host: "", port: 6379))
+        XCTAssertThrowsError(try RedisAddress(host: "cache", port: 70_000))
+        XCTAssertThrowsError(try RedisAddress(host: "cache", database: -1))
+        XCTAssertThrowsError(try RedisAddress(host: "a/b"))
+    }
+}
