@@ -1,4 +1,5 @@
-"""Black-box fixtures: the real `herald` binary on 127.0.0.1 port 0, stopped after each test.
+"""Black-box fixtures: the real `herald` binary on 127.0.0.1 port 0, stopped after each test; and
+throwaway redis-servers (redis_server.py) for the tests that need one.
 
 HERALD_BIN names the binary (default .build/debug/herald under the repository root).
 """
@@ -13,6 +14,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from redis_server import RedisServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,6 +97,31 @@ def herald_factory():
 @pytest.fixture
 def herald(herald_factory):
     return herald_factory()
+
+
+@pytest.fixture
+def redis_factory():
+    """start(persistence="none" | "aof") -> RedisServer, each in its own folder, stopped after the test."""
+    started = []
+    folders = []
+
+    def start(persistence: str = "none") -> RedisServer:
+        folder = tempfile.TemporaryDirectory(prefix="herald-redis-")
+        folders.append(folder)
+        server = RedisServer(Path(folder.name), persistence)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+    for folder in folders:
+        folder.cleanup()
+
+
+@pytest.fixture
+def redis_server(redis_factory):
+    return redis_factory()
 
 
 def wait_for(predicate, timeout=20.0, interval=0.05, what="condition"):
