@@ -53,14 +53,15 @@ extension JobProgress {
 
     /// Adds the progress fields to `object`, in this order: `completed`, `total`, `fraction`,
     /// `message`, `rate`, `eta`; `message`, `rate` and `eta` are null until known. The one encoding
-    /// of progress, for the job object and the `progress` event alike (docs/protocol.md).
+    /// of progress, for the job object and the `progress` event alike (docs/protocol.md). The three
+    /// numbers are `JSONValue.number`: `"fraction":1`, not `1.0`; they read back as the same doubles.
     func write(into object: inout JSONObject) {
         object["completed"] = .int(completed)
         object["total"] = .int(total)
-        object["fraction"] = .double(fraction)
+        object["fraction"] = .number(fraction)
         object["message"] = message.map(JSONValue.string) ?? .null
-        object["rate"] = rate.map(JSONValue.double) ?? .null
-        object["eta"] = eta.map(JSONValue.double) ?? .null
+        object["rate"] = rate.map(JSONValue.number) ?? .null
+        object["eta"] = eta.map(JSONValue.number) ?? .null
     }
 
     /// Reads progress back from history, rate and ETA included, so that a job read from the journal
