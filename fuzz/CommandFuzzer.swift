@@ -5,7 +5,9 @@
 // relies on next: the answer is deterministic, an error reply encodes to JSON that parses back to the
 // same code and request id, a decoded command keeps its documented bounds, a start's params either
 // validate or are refused with an error (never a trap), and JSON that parses survives a write and
-// re-parse unchanged. A broken property traps (precondition), which libFuzzer reports as a crash.
+// re-parse unchanged. The same bytes also go to `WireDecoder.event`, as an event read from another
+// node's stream would: refused, or an event whose encoding decodes and encodes again unchanged.
+// A broken property traps (precondition), which libFuzzer reports as a crash.
 
 import Foundation
 
@@ -43,6 +45,24 @@ enum CommandFuzzCheck {
             checkBounds(command)
         }
         checkRoundTrip(bytes)
+        checkEvent(bytes)
+    }
+
+    /// An event from a shared stream: refused in words, or an event whose encoding (the canonical
+    /// form) decodes to the same event and encodes to the same bytes again.
+    static func checkEvent(_ bytes: [UInt8]) {
+        let decoded: (seq: Int64, ts: Int64, event: EngineEvent)
+        do { decoded = try WireDecoder.event(bytes) } catch {
+            precondition(!error.message.isEmpty, "an event refused without words")
+            return
+        }
+        let canonical = WireEncoder.encode(event: decoded.event, seq: decoded.seq, ts: decoded.ts)
+        guard let again = try? WireDecoder.event(canonical) else {
+            preconditionFailure("an encoded event is refused: \(String(decoding: canonical, as: UTF8.self))")
+        }
+        precondition(again.seq == decoded.seq && again.ts == decoded.ts && again.event == decoded.event, "an event changed in a round trip")
+        precondition(
+            WireEncoder.encode(event: again.event, seq: again.seq, ts: again.ts) == canonical, "an event encoded differently twice")
     }
 
     /// What the server sends back for a refused command must itself be valid JSON with the same facts.
@@ -107,15 +127,16 @@ enum CommandFuzzCheck {
         return value
     }
 
-    /// Whatever parses must survive JSONWriter and a second parse (numbers compared by value: the
-    /// writer prints 2.0 as 2).
+    /// Whatever parses must survive JSONWriter and a second parse exactly (a double stays a double),
+    /// and be written the same way again.
     static func checkRoundTrip(_ bytes: [UInt8]) {
         guard let value = try? JSONParser.parse(bytes, maxDepth: CommandDecoder.maxDepth) else { return }
         let encoded = JSONWriter.encode(value)
         guard let again = try? JSONParser.parse(encoded, maxDepth: CommandDecoder.maxDepth) else {
             preconditionFailure("written JSON does not parse: \(String(decoding: encoded, as: UTF8.self))")
         }
-        precondition(equivalent(value, again), "JSON changed in a write/parse round trip")
+        precondition(value == again, "JSON changed in a write/parse round trip")
+        precondition(JSONWriter.encode(again) == encoded, "JSON written differently twice")
     }
 
     static func equivalent(_ a: JSONValue, _ b: JSONValue) -> Bool {

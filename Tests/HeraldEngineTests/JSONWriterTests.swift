@@ -60,12 +60,43 @@ final class JSONWriterTests: XCTestCase {
         XCTAssertEqual(JSONWriter.string(.double(.nan)), "null", "JSON has no NaN")
         XCTAssertEqual(JSONWriter.string(.double(.infinity)), "null")
         XCTAssertEqual(JSONWriter.string(.double(-.infinity)), "null")
-        XCTAssertEqual(JSONWriter.string(.double(3)), "3", "an integral double is written without a fraction")
-        XCTAssertEqual(JSONWriter.string(.double(-0.0)), "0")
+        XCTAssertEqual(JSONWriter.string(.double(3)), "3.0", "a double stays a double when it is parsed back")
+        XCTAssertEqual(JSONWriter.string(.double(-0.0)), "-0.0")
         XCTAssertEqual(JSONWriter.string(.double(0.1)), "0.1")
-        for value in [0.1, 1.0 / 3, 2.5e-300, 1.7976931348623157e308, 123456.789, 1e15, 1e16] {
-            let parsed = try? JSONParser.parse(JSONWriter.encode(.double(value)))
-            XCTAssertEqual(parsed?.doubleValue, value, "\(value) must survive a round trip")
+        XCTAssertEqual(JSONWriter.string(.double(1e16)), "1e+16")
+        XCTAssertEqual(JSONWriter.string(.double(1e-5)), "1e-05")
+        for value in [
+            0.1, 1.0 / 3, 2.5e-300, .leastNonzeroMagnitude, 1.7976931348623157e308, -1.7976931348623157e308, 123456.789, 3, -7, 1e15, 1e16,
+        ] {
+            let encoded = JSONWriter.encode(.double(value))
+            let parsed = try? JSONParser.parse(encoded)
+            XCTAssertEqual(parsed, .double(value), "\(value) must come back as the same double, not an integer")
+            XCTAssertEqual(parsed.map(JSONWriter.encode), encoded, "\(value) must be written the same way again")
+        }
+    }
+
+    func testEveryFiniteDoubleComesBackAsItself() throws {
+        var generator = SplitMix64(seed: 0x5EED)
+        for _ in 0..<20_000 {
+            let value = Double(bitPattern: generator.next())
+            guard value.isFinite else { continue }
+            let parsed = try JSONParser.parse(JSONWriter.encode(.double(value)))
+            guard case .double(let back) = parsed, back.bitPattern == value.bitPattern else {
+                return XCTFail("\(value) (bits \(value.bitPattern)) came back as \(parsed)")
+            }
+        }
+    }
+
+    func testNumberIsAnIntegerWhenItHasNoFraction() {
+        XCTAssertEqual(JSONValue.number(1), .int(1))
+        XCTAssertEqual(JSONValue.number(-0.0), .int(0))
+        XCTAssertEqual(JSONValue.number(20), .int(20))
+        XCTAssertEqual(JSONValue.number(0.25), .double(0.25))
+        XCTAssertEqual(JSONValue.number(1e15), .double(1e15), "beyond 1e15 an integer is no longer a readable count")
+        XCTAssertEqual(JSONValue.number(.nan), .null)
+        XCTAssertEqual(JSONValue.number(-.infinity), .null)
+        for value in [0, 1, 0.5, 12.5, 999_999_999_999_999, 1e300, -3] {
+            XCTAssertEqual(try JSONParser.parse(JSONWriter.encode(.number(value))).doubleValue, value, "a reader gets \(value) back")
         }
     }
 

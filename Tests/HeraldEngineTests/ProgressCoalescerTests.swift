@@ -126,4 +126,21 @@ final class ProgressCoalescerTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(far.rate), 6, accuracy: 1e-9)
         XCTAssertEqual(try XCTUnwrap(far.eta), 0x1p63 / 6, accuracy: 0x1p20, "max - (-4) units left at 6 a second")
     }
+
+    /// A rate that has shrunk to almost nothing would give an infinite ETA, which JSON cannot carry
+    /// (it would go out as null and be read back as nil): the ETA is unknown instead.
+    func testAnETAThatWouldBeInfiniteIsUnknown() throws {
+        var coalescer = ProgressCoalescer(maxEventsPerSecond: 0)
+        _ = coalescer.offer(JobProgress(completed: 0, total: .max), now: 0)
+        let crawl = try XCTUnwrap(coalescer.offer(JobProgress(completed: 1, total: .max), now: 1e300))
+        XCTAssertEqual(try XCTUnwrap(crawl.rate), 1e-300, accuracy: 1e-305, "one unit in 1e300 seconds")
+        XCTAssertNil(crawl.eta, "9.2e18 units left at 1e-300 a second is more than a Double holds")
+    }
+
+    func testProgressNeverHoldsANonFiniteRateOrETA() {
+        let progress = JobProgress(completed: 1, total: 2, rate: .infinity, eta: .nan)
+        XCTAssertNil(progress.rate)
+        XCTAssertNil(progress.eta)
+        XCTAssertEqual(JobProgress(rate: 2.5, eta: -0.0).rate, 2.5)
+    }
 }

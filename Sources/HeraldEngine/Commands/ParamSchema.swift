@@ -143,8 +143,8 @@ public struct ParamSchema: Sendable, Equatable {
         if let defaultValue { object["default"] = defaultValue }
         if let pattern { object["pattern"] = .string(pattern) }
         if let allowed { object["enum"] = .array(allowed) }
-        if let minimum { object["minimum"] = .double(minimum) }
-        if let maximum { object["maximum"] = .double(maximum) }
+        if let minimum { object["minimum"] = .number(minimum) }
+        if let maximum { object["maximum"] = .number(maximum) }
         if let maxLength { object["maxLength"] = .int(Int64(maxLength)) }
         if let flag { object["flag"] = .string(flag) }
         return .object(object)

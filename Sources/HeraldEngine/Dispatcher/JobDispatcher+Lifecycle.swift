@@ -334,7 +334,7 @@ extension JobDispatcher {
         limits["maxSearchResults"] = .int(Int64(environment.maxSearchResults))
         limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
         limits["eventLogSize"] = .int(Int64(log.capacity))
-        limits["progressEventsPerSecond"] = .double(configuration.progressEventsPerSecond)
+        limits["progressEventsPerSecond"] = .number(configuration.progressEventsPerSecond)
         return Snapshot(epoch: epoch, seq: seq, jobs: order.compactMap { jobs[$0] }, news: news, limits: limits, workers: workerPool.infos)
     }
 }

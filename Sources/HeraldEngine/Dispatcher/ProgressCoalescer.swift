@@ -35,7 +35,9 @@ public struct ProgressCoalescer: Sendable {
         emitted.rate = smoothedRate
         // In Double: counts come from runners, and an Int64 difference could overflow on this queue.
         if let rate = smoothedRate, rate > 0, sample.total > 0 {
-            emitted.eta = max(0, Double(sample.total) - Double(sample.completed)) / rate
+            // A rate that has decayed to almost nothing gives an infinite ETA: unknown, not infinity.
+            let eta = max(0, Double(sample.total) - Double(sample.completed)) / rate
+            if eta.isFinite { emitted.eta = eta }
         }
         lastEmitted = emitted
         lastEmitTime = now

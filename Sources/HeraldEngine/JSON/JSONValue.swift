@@ -60,6 +60,15 @@ extension JSONValue {
     }
 
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
+
+    /// A typed number (a field whose reader takes `doubleValue`): an integer when it has no fraction
+    /// and is exact as one (`"fraction":1`, `"progressEventsPerSecond":20`), null when not finite,
+    /// a double otherwise. The reader gets the same double back either way.
+    public static func number(_ value: Double) -> JSONValue {
+        guard value.isFinite else { return .null }
+        if value.rounded() == value && abs(value) < 1e15 { return .int(Int64(value)) }
+        return .double(value)
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByBooleanLiteral,

@@ -38,14 +38,16 @@ public enum JSONWriter {
         }
     }
 
+    /// A double is written so that it parses back as the same double: Swift's shortest round-trip
+    /// form, which always has a `.` or an exponent (`3.0`, `0.1`, `1e+16`), so `.double(3)` does not
+    /// come back as `.int(3)`. Every `JSONValue` but a non-finite double thus survives a write and a
+    /// parse unchanged, which is what lets a node rebuild an event from another node's bytes and
+    /// encode it again to the same bytes (`WireDecoder`). For a typed number that reads better
+    /// without `.0` (progress, limits), `JSONValue.number` makes an `.int` of an integral value.
     private static func writeDouble(_ d: Double, into out: inout [UInt8]) {
-        // JSON has no NaN or infinity: a rate or ETA that cannot be computed is null.
+        // JSON has no NaN or infinity: such a value is written as null (and reads back as null).
         guard d.isFinite else { out.append(contentsOf: Array("null".utf8)); return }
-        if d.rounded() == d && abs(d) < 1e15 {
-            out.append(contentsOf: Array(String(Int64(d)).utf8))
-        } else {
-            out.append(contentsOf: Array(String(d).utf8))
-        }
+        out.append(contentsOf: Array(String(d).utf8))
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)

@@ -1,5 +1,7 @@
 /// How far a job has got: units done of units in all, plus what it is doing in words.
-/// `rate` (units per second, smoothed) and `eta` (seconds) are filled in by the dispatcher.
+/// `rate` (units per second, smoothed) and `eta` (seconds) are filled in by the dispatcher; they are
+/// finite or nil (JSON has no infinity: one would be written as null and read back as nil, so the
+/// value would not survive a round trip through the wire or history).
 public struct JobProgress: Sendable, Hashable {
     public var completed: Int64
     public var total: Int64
@@ -11,8 +13,8 @@ public struct JobProgress: Sendable, Hashable {
         self.completed = completed
         self.total = total
         self.message = message
-        self.rate = rate
-        self.eta = eta
+        self.rate = rate.flatMap { $0.isFinite ? $0 : nil }
+        self.eta = eta.flatMap { $0.isFinite ? $0 : nil }
     }
 
     /// 0...1, or 0 while the total is unknown.

@@ -21,25 +21,42 @@ extension JobRecord {
         return .object(object)
     }
 
+    /// Reads a job object back: a line of history, or the `job` of an event from a shared stream
+    /// (`WireDecoder`). The inverse of `json`: every field comes back, so the job re-encodes to the
+    /// same bytes. Refuses, naming the field (`job.progress.total`), what `json` could not have
+    /// written: a job without its id, kind, state, params, progress or createdAt, or a field of another
+    /// type. Optional fields may be absent or null; keys this version does not know are ignored.
+    public init(decoding value: JSONValue, at path: String = "job") throws(EngineError) {
+        let fields = try JSONFields(value, at: path)
+        let id = try fields.jobID("id")
+        // Kinds are open (a jobs file adds its own), but a kind must be a name.
+        let kind = try fields.required("kind", "a kind name") { $0.stringValue.flatMap { $0.isEmpty ? nil : JobKind($0) } }
+        let state = try fields.required("state", Self.stateWords) { $0.stringValue.flatMap(JobState.init(rawValue:)) }
+        let params = try fields.object("params")
+        let progress = try JobProgress(decoding: fields.required("progress", "an object") { $0 }, at: fields.name("progress"))
+        let createdAt = try fields.int("createdAt")
+        let after = try fields.optional("after", "an array of job ids") { value in
+            value.arrayValue.flatMap { items in
+                let ids = items.compactMap { $0.stringValue.flatMap { JobID.isWellFormed($0) ? JobID($0) : nil } }
+                return ids.count == items.count ? ids : nil
+            }
+        }
+        self.init(
+            id: id, kind: kind, params: params, after: after ?? [], requestId: try fields.optionalString("requestId"),
+            state: state, progress: progress, createdAt: createdAt, startedAt: try fields.optionalInt("startedAt"),
+            finishedAt: try fields.optionalInt("finishedAt"), error: try fields.optionalString("error"),
+            summary: try fields.optionalObject("summary"))
+        self.exit = try fields.optionalObject("exit")
+        self.attempt = try fields.optionalInt("attempt").map { Int($0) }
+        self.worker = try fields.optionalString("worker")
+    }
+
+    private static let stateWords = "a job state (\(JobState.allCases.map(\.rawValue).joined(separator: ", ")))"
+
     /// Reads a job back from history; nil when the value is not a job this version understands.
     public init?(json: JSONValue) {
-        guard let object = json.objectValue,
-            let id = object["id"]?.stringValue, JobID.isWellFormed(id),
-            let kind = object["kind"]?.stringValue.flatMap({ $0.isEmpty ? nil : JobKind($0) }),
-            let state = object["state"]?.stringValue.flatMap(JobState.init(rawValue:)),
-            let params = object["params"]?.objectValue,
-            let createdAt = object["createdAt"]?.intValue
-        else { return nil }
-        let progress = object["progress"].flatMap(JobProgress.init(json:)) ?? JobProgress()
-        let after = object["after"]?.arrayValue?.compactMap { $0.stringValue.map(JobID.init) } ?? []
-        self.init(
-            id: JobID(id), kind: kind, params: params, after: after, requestId: object["requestId"]?.stringValue,
-            state: state, progress: progress, createdAt: createdAt, startedAt: object["startedAt"]?.intValue,
-            finishedAt: object["finishedAt"]?.intValue, error: object["error"]?.stringValue,
-            summary: object["summary"]?.objectValue)
-        self.exit = object["exit"]?.objectValue
-        self.attempt = object["attempt"]?.intValue.map { Int($0) }
-        self.worker = object["worker"]?.stringValue
+        guard let record = try? JobRecord(decoding: json) else { return nil }
+        self = record
     }
 }
 
@@ -53,22 +70,29 @@ extension JobProgress {
 
     /// Adds the progress fields to `object`, in this order: `completed`, `total`, `fraction`,
     /// `message`, `rate`, `eta`; `message`, `rate` and `eta` are null until known. The one encoding
-    /// of progress, for the job object and the `progress` event alike (docs/protocol.md).
+    /// of progress, for the job object and the `progress` event alike (docs/protocol.md). The three
+    /// numbers are `JSONValue.number`: `"fraction":1`, not `1.0`; they read back as the same doubles.
     func write(into object: inout JSONObject) {
         object["completed"] = .int(completed)
         object["total"] = .int(total)
-        object["fraction"] = .double(fraction)
+        object["fraction"] = .number(fraction)
         object["message"] = message.map(JSONValue.string) ?? .null
-        object["rate"] = rate.map(JSONValue.double) ?? .null
-        object["eta"] = eta.map(JSONValue.double) ?? .null
+        object["rate"] = rate.map(JSONValue.number) ?? .null
+        object["eta"] = eta.map(JSONValue.number) ?? .null
     }
 
-    /// Reads progress back from history, rate and ETA included, so that a job read from the journal
-    /// or the archive is the same object it was in memory.
-    init?(json: JSONValue) {
-        guard let completed = json["completed"]?.intValue, let total = json["total"]?.intValue else { return nil }
+    /// Reads progress back from an object holding the fields `write(into:)` adds: a job's `progress`
+    /// (history, events) or a `progress` event itself. Rate and ETA come back too, so a job read from
+    /// the journal or the archive is the same object it was in memory; they may be absent (history
+    /// written before they were always written). `fraction` must be a number, but is not read: it is
+    /// computed from `completed` and `total`, and written again from them.
+    public init(decoding value: JSONValue, at path: String = "progress") throws(EngineError) {
+        let fields = try JSONFields(value, at: path)
+        let completed = try fields.int("completed")
+        let total = try fields.int("total")
+        _ = try fields.required("fraction", "a number") { $0.doubleValue }
         self.init(
-            completed: completed, total: total, message: json["message"]?.stringValue, rate: json["rate"]?.doubleValue,
-            eta: json["eta"]?.doubleValue)
+            completed: completed, total: total, message: try fields.optionalString("message"),
+            rate: try fields.optionalDouble("rate"), eta: try fields.optionalDouble("eta"))
     }
 }

@@ -13,4 +13,11 @@ public struct LogLine: Sendable, Hashable {
     }
 
     public var json: JSONValue { ["stream": .string(stream.rawValue), "text": .string(text)] }
+
+    /// The inverse of `json`; refuses, naming the field, anything else.
+    public init(decoding value: JSONValue, at path: String = "line") throws(EngineError) {
+        let fields = try JSONFields(value, at: path)
+        let stream = try fields.required("stream", "\"stdout\" or \"stderr\"") { $0.stringValue.flatMap(Stream.init(rawValue:)) }
+        self.init(stream: stream, text: try fields.string("text"))
+    }
 }

@@ -23,4 +23,16 @@ public struct WorkerInfo: Sendable, Hashable {
             "busy": .int(Int64(busy)), "draining": .bool(draining),
         ]
     }
+
+    /// The inverse of `json`; refuses, naming the field, anything else.
+    public init(decoding value: JSONValue, at path: String = "worker") throws(EngineError) {
+        let fields = try JSONFields(value, at: path)
+        let kinds = try fields.list("kinds") { (item, name) throws(EngineError) -> String in
+            guard let kind = item.stringValue else { throw .badRequest(field: name, "must be a string") }
+            return kind
+        }
+        self.init(
+            name: try fields.string("name"), kinds: kinds, slots: Int(try fields.int("slots")), busy: Int(try fields.int("busy")),
+            draining: try fields.bool("draining"))
+    }
 }
