@@ -28,4 +28,22 @@ public protocol JobEngine: AnyObject, Sendable {
     func workerSent(_ session: WorkerSession, _ report: WorkerReport)
     /// The worker's connection closed: the attempts it held are lost. Thread: any. Never blocks.
     func detachWorker(_ session: WorkerSession)
+
+    /// See the extension below (a default that does nothing).
+    func onStreamReset(_ handler: @escaping @Sendable () -> Void)
+    /// See the extension below (a default that does nothing).
+    func close()
+}
+
+extension JobEngine {
+    /// Calls `handler` when the engine's stream restarts under a new epoch (or skipped events), so
+    /// that events already delivered lead nowhere: every viewer needs a fresh snapshot. Events the
+    /// engine hands subscribers after calling it are of the new stream. A single process's
+    /// dispatcher never restarts its stream; a cluster node does when Redis lost its data.
+    /// Thread: any. Never blocks.
+    public func onStreamReset(_ handler: @escaping @Sendable () -> Void) {}
+
+    /// The server stopped and this node's jobs ended: an engine with threads of its own (a cluster
+    /// node's Redis readers and writers) stops them. Thread: any but the engine's own.
+    public func close() {}
 }

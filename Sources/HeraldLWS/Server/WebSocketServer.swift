@@ -84,6 +84,7 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         LibWebSocketsLog.route(to: logger)
         let id = engine.subscribe { [inbox] events in inbox.post(events: events) }
+        engine.onStreamReset { [inbox] in inbox.resetStream() }
         subscription.withLock { $0 = id }
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in

@@ -22,6 +22,7 @@ public final class DeliveryInbox: Sendable {
         var stopRequested = false
         /// Set when events were dropped because the service thread fell too far behind.
         var overflowed = false
+        var streamReset = false
         var isEmpty: Bool { head == ordered.count && replies.isEmpty }
     }
 
@@ -107,6 +108,17 @@ public final class DeliveryInbox: Sendable {
         state.overflowed = true
     }
 
+    /// The engine's stream restarted (a new epoch): the events queued so far lead nowhere, so they
+    /// go, and every stream gets a fresh snapshot; what the engine posts after this call follows it.
+    /// Thread: any.
+    public func resetStream() {
+        state.withLock { state in
+            dropEvents(&state)
+            state.streamReset = true
+            state.waker?()
+        }
+    }
+
     /// Asks the service thread to close every connection and stop. Thread: any.
     public func requestStop() {
         state.withLock { state in
@@ -125,14 +137,19 @@ public final class DeliveryInbox: Sendable {
     public struct Drained {
         /// Events were dropped before `ordered`: every stream needs a fresh snapshot.
         public var overflowed: Bool
+        /// The engine's stream restarted before `ordered`: the ring's events are of the old epoch.
+        public var streamReset: Bool
         public var replies: [Delivery]
         public var ordered: [Delivery]
         /// More ordered deliveries are waiting for the next turn.
         public var more: Bool
         public var stopRequested: Bool
 
-        public init(overflowed: Bool, replies: [Delivery], ordered: [Delivery], more: Bool, stopRequested: Bool) {
+        public init(
+            overflowed: Bool, streamReset: Bool = false, replies: [Delivery], ordered: [Delivery], more: Bool, stopRequested: Bool
+        ) {
             self.overflowed = overflowed
+            self.streamReset = streamReset
             self.replies = replies
             self.ordered = ordered
             self.more = more
@@ -147,6 +164,8 @@ public final class DeliveryInbox: Sendable {
         state.withLock { state in
             let overflowed = state.overflowed
             state.overflowed = false
+            let streamReset = state.streamReset
+            state.streamReset = false
             let replies = state.replies
             state.replies.removeAll(keepingCapacity: true)
             var bytes = 0
@@ -174,7 +193,8 @@ public final class DeliveryInbox: Sendable {
                 state.head = 0
             }
             return Drained(
-                overflowed: overflowed, replies: replies, ordered: ordered, more: state.head < state.ordered.count,
+                overflowed: overflowed, streamReset: streamReset, replies: replies, ordered: ordered,
+                more: state.head < state.ordered.count,
                 stopRequested: state.stopRequested)
         }
     }

@@ -38,7 +38,12 @@ extension StreamHub {
     public mutating func deliver(_ drained: DeliveryInbox.Drained, now: Double, into actions: inout [HubAction]) {
         uptime = now
         if drained.stopRequested { beginClosing(into: &actions) }
-        if drained.overflowed { resyncEveryone(into: &actions) }
+        if drained.streamReset {
+            // Seqs start again in a new epoch: nothing in the ring can be resumed from any more.
+            ring.discardAll()
+            logger.warning("the engine's stream restarted (a new epoch); every viewer gets a snapshot")
+        }
+        if drained.overflowed || drained.streamReset { resyncEveryone(into: &actions) }
         for delivery in drained.replies { apply(delivery, into: &actions) }
         let endBefore = ring.endIndex
         var appended = false

@@ -71,6 +71,13 @@ public struct FrameRing {
         headByte += Int64(frame.count)
     }
 
+    /// Forgets every entry (the engine's stream restarted with a new epoch, so seqs start again):
+    /// indices go on growing, so no cursor of before can point into what comes next.
+    public mutating func discardAll() {
+        firstIndex = endIndex
+        tailByte = headByte
+    }
+
     private mutating func dropOldest() {
         let oldest = entry(firstIndex)
         firstIndex += 1
