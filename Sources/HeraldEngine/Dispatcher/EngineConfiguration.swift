@@ -18,6 +18,9 @@ public struct EngineConfiguration: Sendable {
     public var retainedFinishedJobs: Int
     /// Seconds a remote worker may stay silent before its attempts are lost (`--worker-lease`).
     public var workerLeaseSeconds: Double = 30
+    /// The cluster node this dispatcher runs jobs for (`herald serve --redis --node NAME`): written
+    /// on every job it creates (`node`); nil for a single server.
+    public var nodeName: String?
     /// How much history the data folder keeps (the archive's bounds). Read by whoever makes the
     /// `HistoryStore` (`HeraldApp`).
     public var history: HistoryLimits

@@ -19,6 +19,14 @@ public struct EngineStatistics: Sendable, Equatable {
     /// Worker reports refused because they were about an attempt the worker no longer held.
     public var staleReports = 0
     public var seq: Int64 = 0
+    /// The stream's epoch now, where it can change while the server runs (a cluster node's, after
+    /// Redis lost its data); nil: the engine's fixed `epoch`.
+    public var epoch: String?
+    /// Why the engine cannot take starts and cancels now (a cluster node that cannot reach Redis);
+    /// nil when it can. `/healthz` answers 503 `degraded` with it.
+    public var degraded: String?
+    /// A cluster node's figures (`herald serve --redis`); nil for a single server.
+    public var cluster: ClusterStatistics?
 
     public init() {}
 

@@ -38,8 +38,8 @@ extension JobDispatcher {
         }
 
         let record = JobRecord(
-            id: JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
-            createdAt: Self.nowMillis())
+            id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
+            createdAt: Self.nowMillis(), node: configuration.nodeName)
         jobs[record.id] = record
         order.append(record.id)
         if let requestId = request.requestId { rememberRequest(requestId, record.id) }

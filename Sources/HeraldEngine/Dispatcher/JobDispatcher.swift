@@ -108,7 +108,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     }
 
     /// 16 random hex characters: differs on every start, so clients know a resume cannot work.
-    private static func makeEpoch() -> String {
+    public static func makeEpoch() -> String {
         var generator = SystemRandomNumberGenerator()
         return String(format: "%016llx", generator.next() as UInt64)
     }

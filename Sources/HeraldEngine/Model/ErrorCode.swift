@@ -16,6 +16,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     /// A worker's `hello` names a kind whose params differ from the server's declaration.
     case kindMismatch = "kind_mismatch"
     case internalError = "internal"
+    /// The server cannot do it now, but will again: a cluster node that cannot reach Redis, or a
+    /// page of a job held by a node that is gone.
+    case unavailable
 
     /// The HTTP status the REST API answers with for this code.
     public var httpStatus: Int {
@@ -26,7 +29,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .busy, .notCancellable, .leaseLost, .kindMismatch: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429
-        case .shuttingDown: return 503
+        case .shuttingDown, .unavailable: return 503
         case .internalError: return 500
         }
     }

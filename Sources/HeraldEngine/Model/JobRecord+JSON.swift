@@ -18,6 +18,7 @@ extension JobRecord {
         if let exit { object["exit"] = .object(exit) }
         if let attempt { object["attempt"] = .int(Int64(attempt)) }
         if let worker { object["worker"] = .string(worker) }
+        if let node { object["node"] = .string(node) }
         return .object(object)
     }
 
@@ -49,6 +50,7 @@ extension JobRecord {
         self.exit = try fields.optionalObject("exit")
         self.attempt = try fields.optionalInt("attempt").map { Int($0) }
         self.worker = try fields.optionalString("worker")
+        self.node = try fields.optionalString("node")
     }
 
     private static let stateWords = "a job state (\(JobState.allCases.map(\.rawValue).joined(separator: ", ")))"

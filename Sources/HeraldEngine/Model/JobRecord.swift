@@ -20,12 +20,15 @@ public struct JobRecord: Sendable, Hashable {
     public internal(set) var attempt: Int?
     /// The name of the remote worker running (or that last ran) the job; nil for a job run here.
     public internal(set) var worker: String?
+    /// The cluster node that runs (or ran) the job (`herald serve --redis`); nil for a single server.
+    public internal(set) var node: String?
 
     public init(
         id: JobID, kind: JobKind, params: JSONObject, after: [JobID] = [], requestId: String? = nil,
         state: JobState = .queued, progress: JobProgress = JobProgress(), createdAt: Int64,
-        startedAt: Int64? = nil, finishedAt: Int64? = nil, error: String? = nil, summary: JSONObject? = nil
+        startedAt: Int64? = nil, finishedAt: Int64? = nil, error: String? = nil, summary: JSONObject? = nil, node: String? = nil
     ) {
+        self.node = node
         self.id = id
         self.kind = kind
         self.params = params

@@ -4,6 +4,9 @@ public struct StartRequest: Sendable, Equatable {
     public var params: JSONObject
     public var after: [String]
     public var requestId: String?
+    /// The id the job gets, when something other than the dispatcher chose it (a cluster node, which
+    /// reserves the id in Redis first); nil: a fresh random one. Never read from a client.
+    public var id: JobID?
 
     public init(kind: String, params: JSONObject = [:], after: [String] = [], requestId: String? = nil) {
         self.kind = kind

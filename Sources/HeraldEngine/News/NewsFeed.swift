@@ -20,6 +20,14 @@ public struct NewsFeed: Sendable, Hashable {
         return Array(added)
     }
 
+    /// Takes a revision another node made (a cluster's shared stream): its items go first, as
+    /// `append` would have put them. Revisions are the fetching node's; the newest one wins.
+    public mutating func adopt(revision: Int64, items added: [NewsItem]) {
+        self.revision = max(self.revision, revision)
+        items.insert(contentsOf: added, at: 0)
+        if items.count > capacity { items.removeLast(items.count - capacity) }
+    }
+
     public var json: JSONValue {
         ["revision": .int(revision), "items": .array(items.map(\.json))]
     }

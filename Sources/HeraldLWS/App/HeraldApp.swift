@@ -19,7 +19,10 @@ import HeraldServer
 /// Threads: every member may be used from any thread, except that `stop` and `runUntilSignal` block
 /// their caller (not the dispatcher queue, nor the server's service thread).
 public final class HeraldApp: Sendable {
+    /// The dispatcher that runs this process's jobs.
     public let engine: JobDispatcher
+    /// What the server talks to: `engine` itself, or what `front` made around it (a cluster node).
+    public let front: any JobEngine
     public let server: WebSocketServer
     public let logger: Logger
     /// Signalled by a signal `runUntilSignal` listens for, and by `stop`, so that either ends the wait.
@@ -46,16 +49,20 @@ public final class HeraldApp: Sendable {
     }
 
     /// Every setting. `inbox` may be made first by a caller that paces a producer by it (`herald
-    /// serve --bench`); `logger` defaults to one at `server.logLevel`. Thread: any.
+    /// serve --bench`); `logger` defaults to one at `server.logLevel`. `front`, when given, makes
+    /// the engine the server talks to around the dispatcher (`herald serve --redis`: a cluster node);
+    /// it is closed after the dispatcher shut down. Thread: any.
     public init(
         runners: [any JobRunner], server: ServerConfiguration, engine: EngineConfiguration = EngineConfiguration(),
-        environment: JobEnvironment, logger: Logger? = nil, version: String, inbox: DeliveryInbox = DeliveryInbox()
+        environment: JobEnvironment, logger: Logger? = nil, version: String, inbox: DeliveryInbox = DeliveryInbox(),
+        front: ((JobDispatcher) -> any JobEngine)? = nil
     ) {
         let logger = logger ?? Logger(level: server.logLevel)
         let history = HistoryStore(directory: environment.dataDirectory, limits: engine.history) { logger.warning($0) }
         self.logger = logger
         self.engine = JobDispatcher(configuration: engine, environment: environment, runners: runners, history: history)
-        self.server = WebSocketServer(configuration: server, engine: self.engine, logger: logger, version: version, inbox: inbox)
+        self.front = front?(self.engine) ?? self.engine
+        self.server = WebSocketServer(configuration: server, engine: self.front, logger: logger, version: version, inbox: inbox)
     }
 
     /// Starts listening and returns the port (the chosen one when the configuration says 0).
@@ -81,6 +88,7 @@ public final class HeraldApp: Sendable {
         stopRequested.signal()
         server.stop()
         engine.shutdown(grace: server.configuration.shutdownGraceSeconds)
+        front.close()
     }
 
     /// Waits for SIGINT or SIGTERM (or a `stop` from another thread), then stops as `stop` does and

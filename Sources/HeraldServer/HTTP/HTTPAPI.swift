@@ -109,11 +109,15 @@ struct HTTPAPI {
     func render(_ query: HTTPQuery, _ reply: EngineReply, status: Status) -> HTTPResponse {
         switch (query, reply) {
         case (.healthz, .statistics(let statistics)):
-            return .json([
-                "status": "ok", "version": .string(version), "uptime": .double(status.uptimeSeconds),
-                "connections": .int(Int64(status.metrics.connectionsOpen)), "jobsRunning": .int(Int64(statistics.jobsRunning)),
-                "epoch": .string(status.epoch), "seq": .int(statistics.seq),
-            ])
+            var health: JSONObject = [
+                "status": statistics.degraded == nil ? "ok" : "degraded", "version": .string(version),
+                "uptime": .double(status.uptimeSeconds), "connections": .int(Int64(status.metrics.connectionsOpen)),
+                "jobsRunning": .int(Int64(statistics.jobsRunning)), "epoch": .string(statistics.epoch ?? status.epoch),
+                "seq": .int(statistics.seq),
+            ]
+            if let reason = statistics.degraded { health["reason"] = .string(reason) }
+            if let cluster = statistics.cluster { health["node"] = .string(cluster.node) }
+            return .json(.object(health), status: statistics.degraded == nil ? 200 : 503)
         case (.metrics, .statistics(let statistics)):
             let text = status.metrics.render(engine: statistics, uptimeSeconds: status.uptimeSeconds)
             return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")

@@ -98,7 +98,37 @@ public struct ServerMetrics: Sendable {
             Self.histogram(
                 bounds: Self.deliveryLatencyBounds, buckets: deliveryLatencyBuckets, sum: deliveryLatencySum,
                 count: deliveryLatencyCount))
+        if let cluster = engine.cluster { Self.render(cluster, degraded: engine.degraded != nil, into: metric) }
         return out
+    }
+
+    /// A cluster node's own families (docs/scaling.md).
+    static func render(
+        _ cluster: ClusterStatistics, degraded: Bool, into metric: (String, String, String, [(String, String)]) -> Void
+    ) {
+        let node = "{node=\"\(cluster.node)\"}"
+        metric(
+            "herald_cluster_redis_roundtrip_seconds", "gauge", "The last append pipeline's round trip to Redis.",
+            [(node, String(format: "%.6f", cluster.redisRoundTripSeconds))])
+        metric(
+            "herald_cluster_stream_lag_seconds", "gauge", "From an event's ts to this node applying it, for the last entry read.",
+            [(node, String(format: "%.6f", cluster.streamLagSeconds))])
+        metric(
+            "herald_cluster_publish_backlog", "gauge", "This node's events waiting to be appended.", [(node, "\(cluster.publishBacklog)")])
+        metric("herald_cluster_reclaims_total", "counter", "Jobs this node took over from stopped nodes.", [(node, "\(cluster.reclaims)")])
+        metric(
+            "herald_cluster_pages_forwarded_total", "counter", "Result pages this node asked of other nodes.",
+            [(node, "\(cluster.pagesForwarded)")])
+        metric(
+            "herald_cluster_pages_served_total", "counter", "Result pages this node answered for other nodes.",
+            [(node, "\(cluster.pagesServedForOthers)")])
+        metric(
+            "herald_cluster_stale_writes_total", "counter", "Events Redis refused because the job was no longer this node's.",
+            [(node, "\(cluster.staleWrites)")])
+        metric(
+            "herald_cluster_epoch_resets_total", "counter", "Times this node found Redis under a new epoch.",
+            [(node, "\(cluster.epochResets)")])
+        metric("herald_cluster_degraded", "gauge", "1 while this node cannot reach Redis.", [(node, degraded ? "1" : "0")])
     }
 
     /// A histogram's samples: cumulative buckets by upper bound (`le`), then `_sum` and `_count`.
