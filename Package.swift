@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HeraldLWS", targets: ["HeraldLWS"]),
         .library(name: "HeraldBench", targets: ["HeraldBench"]),
         .library(name: "HeraldRedis", targets: ["HeraldRedis"]),
+        .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
     ],
     targets: [
         // Debian's libwebsockets 4.1.6 behind a small shim.
@@ -42,7 +43,11 @@ let package = Package(
         // A Redis client over hiredis (connections, pipelines, scripts, backoff): the only code that
         // sees a hiredis pointer; knows nothing of the engine or the server.
         .target(name: "HeraldRedis", dependencies: ["CHiredis"]),
-        .executableTarget(name: "herald", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
+        // A cluster node (`herald serve --redis`): the engine in front of a node's dispatcher that shares
+        // one ordered stream with every other node through Redis Streams (docs/scaling.md).
+        .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis"]),
+        .executableTarget(
+            name: "herald", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster"]),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis"]),

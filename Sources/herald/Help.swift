@@ -57,6 +57,14 @@ enum Help {
                                    workers are taken from loopback only
           --worker-lease SECONDS   a worker silent this long loses its jobs to a retry (default 30)
 
+        Cluster (several nodes, one stream, through Redis Streams; docs/scaling.md)
+          --redis URL              be a node of the cluster at redis://HOST:PORT[/DB]; the server does not
+                                   start when Redis cannot be reached (exit 2)
+          --node NAME              this node's name, unique in the cluster (default: the host name)
+          --redis-prefix PREFIX    the cluster's keys in Redis begin with it (default herald:)
+          --node-lease SECONDS     a node silent this long is taken as stopped: another node takes its
+                                   unfinished jobs over (default 10)
+
         Operation
           --grace SECONDS          on SIGTERM, how long running jobs may finish before they are cancelled (default 5)
           --log-level LEVEL        error, warning, info or debug (default info)

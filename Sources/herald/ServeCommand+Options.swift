@@ -1,5 +1,7 @@
 import Foundation
+import HeraldCluster
 import HeraldEngine
+import HeraldRedis
 import HeraldLWS
 import HeraldServer
 
@@ -11,6 +13,8 @@ extension ServeCommand {
         var environment: JobEnvironment
         /// `--jobs FILE` or `$HERALD_JOBS`: command kinds besides the built-in ones.
         var jobsFile: String?
+        /// `--redis URL [--node NAME] [--redis-prefix P]`: this server is a node of a cluster.
+        var cluster: ClusterSettings?
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -65,6 +69,8 @@ extension ServeCommand {
             engine.newsInterval = try arguments.number("news-interval", in: 0.1...86_400)
             engine.enableTicker = arguments.has("bench")
             jobsFile = arguments.last("jobs") ?? environmentVariables["HERALD_JOBS"].flatMap { $0.isEmpty ? nil : $0 }
+            cluster = try Self.cluster(arguments, engine: engine)
+            engine.nodeName = cluster?.node
 
             let workingDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
             let dataDirectory = URL(fileURLWithPath: arguments.last("data-dir") ?? ".herald", relativeTo: workingDirectory)
@@ -79,6 +85,30 @@ extension ServeCommand {
                 searchRoot: searchRoot, dataDirectory: dataDirectory,
                 newsSource: NewsSource(probability: probability, seed: seed),
                 maxSearchResults: try arguments.integer("max-results", in: 1...100_000) ?? 1000)
+        }
+
+        /// The cluster settings when `--redis` is given; `--node` and `--redis-prefix` need it.
+        private static func cluster(_ arguments: Arguments, engine: EngineConfiguration) throws(Arguments.UsageError) -> ClusterSettings? {
+            guard let url = arguments.last("redis") else {
+                for flag in ["node", "redis-prefix", "node-lease"] where arguments.last(flag) != nil {
+                    throw Arguments.UsageError(description: "--\(flag) needs --redis URL")
+                }
+                return nil
+            }
+            let address: RedisAddress
+            do { address = try RedisAddress(url) } catch { throw Arguments.UsageError(description: "--redis: \(error)") }
+            let node = arguments.last("node") ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "herald"
+            guard ClusterSettings.isValidNodeName(node) else {
+                throw Arguments.UsageError(description: "--node \"\(node)\": use 1 to 64 letters, digits, '-', '_' or '.'")
+            }
+            let prefix = arguments.last("redis-prefix") ?? "herald:"
+            guard !prefix.isEmpty, prefix.utf8.count <= 64, !prefix.contains(where: { $0.isWhitespace }) else {
+                throw Arguments.UsageError(description: "--redis-prefix must be 1 to 64 characters without spaces")
+            }
+            let lease = try arguments.number("node-lease", in: 2...3600) ?? 10
+            return ClusterSettings(
+                address: address, node: node, keys: ClusterKeys(prefix: prefix), streamLength: engine.eventLogSize,
+                retainedFinishedJobs: engine.retainedFinishedJobs, nodeTimeoutSeconds: lease)
         }
 
         private static func token(_ arguments: Arguments, _ environment: [String: String]) throws(Arguments.UsageError) -> String? {

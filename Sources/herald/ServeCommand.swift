@@ -1,5 +1,6 @@
 import Foundation
 import HeraldBench
+import HeraldCluster
 import HeraldEngine
 import HeraldLWS
 import HeraldServer
@@ -11,7 +12,7 @@ enum ServeCommand {
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
-        "recent-jobs", "history-jobs",
+        "recent-jobs", "history-jobs", "redis", "node", "redis-prefix", "node-lease",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -64,7 +65,18 @@ enum ServeCommand {
         }
         let app = HeraldApp(
             runners: runners, server: options.server, engine: engineConfiguration, environment: options.environment, logger: logger,
-            version: Version.herald, inbox: inbox)
+            version: Version.herald, inbox: inbox,
+            front: options.cluster.map { settings in
+                { local in ClusterEngine(local: local, settings: settings) { logger.warning($0) } }
+            })
+        if let node = app.front as? ClusterEngine, let settings = options.cluster {
+            // A node does not start without Redis: one clear line, status 2.
+            do { try node.start() } catch {
+                FileHandle.standardError.write(Data("herald: --redis \(settings.address): \(error)\n".utf8))
+                return 2
+            }
+            logger.info("node \(settings.node) of the cluster at \(settings.address) (keys \(settings.keys.prefix)*), epoch \(node.epoch)")
+        }
         let port: Int
         do { port = try app.start() } catch {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))

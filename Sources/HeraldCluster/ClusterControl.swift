@@ -1,0 +1,36 @@
+import HeraldEngine
+import HeraldRedis
+
+/// What one node asks of another through the asked node's control stream (`ClusterKeys.control`):
+/// cancel a job it runs, or read a page of a job it holds and push the answer to `reply`. A value.
+enum ClusterControl: Sendable, Equatable {
+    case cancel(job: String)
+    case page(job: String, offset: Int, limit: Int, reply: String)
+
+    /// The entry's fields, for XADD.
+    var fields: [String] {
+        switch self {
+        case .cancel(let job): return ["t", "cancel", "j", job]
+        case .page(let job, let offset, let limit, let reply):
+            return ["t", "page", "j", job, "o", String(offset), "l", String(limit), "r", reply]
+        }
+    }
+
+    /// Reads an entry's fields (name, value, …); nil for anything else (it is skipped and logged).
+    init?(fields: [RedisReply]) {
+        var map: [String: String] = [:]
+        for index in stride(from: 0, to: fields.count - 1, by: 2) {
+            if let name = fields[index].string, let value = fields[index + 1].string { map[name] = value }
+        }
+        guard let job = map["j"] else { return nil }
+        switch map["t"] {
+        case "cancel": self = .cancel(job: job)
+        case "page":
+            guard let offset = map["o"].flatMap({ Int($0) }), let limit = map["l"].flatMap({ Int($0) }), let reply = map["r"] else {
+                return nil
+            }
+            self = .page(job: job, offset: offset, limit: limit, reply: reply)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Dispatch
+import Foundation
+import HeraldEngine
+import HeraldRedis
+
+/// Requests between nodes: a page of a job another node holds (its sort numbers and logs stay on
+/// that node), and a cancel of a job another node runs. The asking node adds an entry to the holder's
+/// control stream; the holder's tail reads it; a page's answer comes back on a list only the asker
+/// waits on, within `forwardTimeoutSeconds`, else the asker answers `unavailable`.
+extension ClusterEngine {
+    /// Sends a page request to `node` and waits for its answer, on a global queue with a connection of
+    /// its own (the wait must not hold up starts and cancels). Thread: any.
+    func forward(_ request: EngineRequest, to node: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+        guard case .page(let job, let offset, let limit) = request else { return }
+        let settings = settings
+        figures.withLock { $0.pagesForwarded += 1 }
+        DispatchQueue.global(qos: .userInitiated).async {
+            let token = JobDispatcher.makeEpoch()
+            let listKey = settings.keys.reply(token)
+            let wait = settings.forwardTimeoutSeconds
+            do {
+                let connection = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: wait + 2)
+                defer { connection.close() }
+                let heard = try connection.command("HGET", settings.keys.nodes, node).string.flatMap { Double($0) } ?? 0
+                guard Date().timeIntervalSince1970 - heard / 1000 <= settings.nodeTimeoutSeconds else {
+                    return reply(.page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), is gone"))))
+                }
+                let fields = ClusterControl.page(job: job, offset: offset, limit: limit, reply: token).fields
+                _ = try connection.command(["XADD", settings.keys.control(node), "MAXLEN", "~", "1000", "*"] + fields)
+                let answer = try connection.command("BLPOP", listKey, String(format: "%.2f", wait))
+                guard let pair = answer.array, pair.count == 2, let bytes = pair[1].bytes else {
+                    return reply(
+                        .page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), did not answer within \(wait) s"))))
+                }
+                reply(.page(ForwardedPage.decode(bytes)))
+            } catch {
+                reply(.page(.failure(EngineError(.unavailable, "asking node \(node) for a page of job \(job): \(error)"))))
+            }
+        }
+    }
+
+    /// Requests other nodes sent to this one, read by the tail. Thread: the tail thread; hops away.
+    func serve(_ requests: [ClusterControl]) {
+        for request in requests {
+            switch request {
+            case .cancel(let job):
+                local.send(.cancel(job)) { _ in }
+            case .page(let job, let offset, let limit, let token):
+                figures.withLock { $0.pagesServedForOthers += 1 }
+                local.send(.page(job: job, offset: offset, limit: limit)) { [self] answer in
+                    guard case .page(let result) = answer else { return }
+                    let encoded = ForwardedPage.encode(result)
+                    commandQueue.async { [self] in
+                        let key = Array(settings.keys.reply(token).utf8)
+                        _ = try? commands().pipeline([
+                            [Array("RPUSH".utf8), key, encoded], [Array("EXPIRE".utf8), key, Array("10".utf8)],
+                        ])
+                    }
+                }
+            }
+        }
+    }
+}

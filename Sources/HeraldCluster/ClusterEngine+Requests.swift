@@ -1,0 +1,240 @@
+import Dispatch
+import Foundation
+import HeraldEngine
+import HeraldRedis
+
+/// Answering the hub's requests: from the view (snapshots, resumes, records, news, workers), from
+/// this node's dispatcher (its history, its statistics, its own jobs' pages), through Redis (starts),
+/// or through another node (cancels and pages of that node's jobs).
+extension ClusterEngine {
+    public func send(_ request: EngineRequest, reply: @escaping @Sendable (EngineReply) -> Void) {
+        switch request {
+        case .start(let start):
+            if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
+            commandQueue.async { [self] in admit(start, reply: reply) }
+        case .cancel(let id):
+            if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
+            viewQueue.async { [self] in cancel(id, reply: reply) }
+        case .snapshot:
+            viewQueue.async { [self] in
+                guard let view else { return reply(.snapshot(local.snapshot())) }
+                reply(.snapshot(view.snapshot(limits: limits)))
+            }
+        case .resume(let epoch, let since):
+            viewQueue.async { [self] in resume(epoch: epoch, since: since, reply: reply) }
+        case .page(let job, _, _):
+            viewQueue.async { [self] in
+                guard let node = view?.job(JobID(job))?.node, node != settings.node else { return local.send(request, reply: reply) }
+                forward(request, to: node, reply: reply)
+            }
+        case .job(let id):
+            viewQueue.async { [self] in
+                guard let record = view?.job(JobID(id)) else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
+                reply(.job(.success(record)))
+            }
+        case .news:
+            viewQueue.async { [self] in reply(.news(view?.news ?? NewsFeed())) }
+        case .workers:
+            viewQueue.async { [self] in reply(.workers(view?.allWorkers ?? [])) }
+        case .statistics:
+            local.send(.statistics) { [self] answer in
+                guard case .statistics(let local) = answer else { return reply(answer) }
+                viewQueue.async { [self] in
+                    var statistics = local
+                    statistics.seq = view?.seq ?? 0
+                    statistics.epoch = view?.epoch
+                    statistics.degraded = health.degradedReason
+                    var cluster = figures.withLock { $0 }
+                    cluster.publishBacklog = publisher.backlog
+                    statistics.cluster = cluster
+                    reply(.statistics(statistics))
+                }
+            }
+        case .history:
+            local.send(request, reply: reply)
+        }
+    }
+
+    /// The refusal for a start or cancel while Redis cannot be reached; nil when it can. Thread: any.
+    func unavailable() -> EngineError? {
+        health.degradedReason.map { EngineError(.unavailable, "this node cannot reach Redis (\($0)); try again soon") }
+    }
+
+    // MARK: - Starts (command queue)
+
+    /// Admits the start in Redis (a repeated request id, the busy rule), then starts it here.
+    /// Thread: `commandQueue`.
+    func admit(_ start: StartRequest, reply: @escaping @Sendable (EngineReply) -> Void) {
+        let id = JobID.random()
+        let kind = start.kind
+        let limit = local.configuration.limit(for: JobKind(kind))
+        let keys = settings.keys
+        let answer: RedisReply
+        do {
+            answer = try commands().evaluate(
+                ClusterScripts.reserve,
+                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending],
+                args: [id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind])
+        } catch {
+            return reply(.job(.failure(commandFailed(error))))
+        }
+        guard let parts = answer.array, let verdict = parts.first?.string else {
+            return reply(.job(.failure(EngineError(.internalError, "Redis answered the start with \(answer)"))))
+        }
+        switch verdict {
+        case "existing":
+            guard parts.count == 3, let bytes = parts[2].bytes, let value = try? JSONParser.parse(bytes),
+                let record = JobRecord(json: value)
+            else {
+                return reply(.job(.failure(EngineError(.busy, "a start with this requestId is still being admitted; try again"))))
+            }
+            reply(.job(.success(record)))
+        case "busy":
+            let other = parts.count > 1 ? (parts[1].string ?? "?") : "?"
+            viewQueue.async { [self] in
+                let state = view?.job(JobID(other))?.state.rawValue ?? "running"
+                reply(.job(.failure(EngineError(.busy, "a \(kind) is already \(state) (\(other)); wait for it or cancel it"))))
+            }
+        default:
+            var admitted = start
+            admitted.id = id
+            local.send(.start(admitted)) { [self] answer in
+                if case .job(.failure) = answer {
+                    // Refused here (unknown kind, bad params): the reservation goes.
+                    commandQueue.async { [self] in release(id, kind: kind, requestId: start.requestId) }
+                }
+                reply(answer)
+            }
+        }
+    }
+
+    func release(_ id: JobID, kind: String, requestId: String?) {
+        let keys = settings.keys
+        _ = try? commands().evaluate(
+            ClusterScripts.release, keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending],
+            args: [id.rawValue])
+    }
+
+    /// After a new epoch: this node's jobs that have not ended are this node's again in Redis, and
+    /// their records are appended, so the new stream shows them. Thread: any (hops to `commandQueue`).
+    func reclaimRunningJobs() {
+        commandQueue.async { [self] in
+            let keys = settings.keys
+            let unfinished = local.allJobs().filter { !$0.state.isTerminal }
+            for record in unfinished {
+                _ = try? commands().pipeline([
+                    ["HSET", keys.owner, record.id.rawValue, settings.node].map { Array($0.utf8) },
+                    ["SADD", keys.active(record.kind.rawValue), record.id.rawValue].map { Array($0.utf8) },
+                ])
+            }
+            let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+            publisher.enqueue(unfinished.map { SequencedEvent(seq: 0, ts: now, event: .job($0)) })
+        }
+    }
+
+    // MARK: - Cancels (view queue, then wherever the job runs)
+
+    /// Thread: `viewQueue`.
+    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+        guard let record = view?.job(JobID(id)) else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
+        if record.state.isTerminal {
+            return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
+        }
+        guard let node = record.node, node != settings.node else { return local.send(.cancel(id), reply: reply) }
+        commandQueue.async { [self] in
+            do {
+                try requireAlive(node)
+                let fields = ClusterControl.cancel(job: id).fields
+                let answer = try commands().command(["XADD", settings.keys.control(node), "MAXLEN", "~", "1000", "*"] + fields)
+                if let message = answer.errorMessage { throw ClusterFailure.unexpected(message) }
+                // The job ends `cancelled` on its node; every viewer sees that event.
+                reply(.job(.success(record)))
+            } catch let error as EngineError {
+                reply(.job(.failure(error)))
+            } catch {
+                reply(.job(.failure(commandFailed(error))))
+            }
+        }
+    }
+
+    // MARK: - Resumes (view queue)
+
+    /// From the view's recent events, else from Redis (`XRANGE`, checking that the first entry is
+    /// the one the viewer last had), else a snapshot. Thread: `viewQueue`.
+    func resume(epoch: String, since: Int64, reply: @escaping @Sendable (EngineReply) -> Void) {
+        guard let view else { return reply(.resume(.snapshot(local.snapshot()))) }
+        if let events = view.events(after: since, epoch: epoch) { return reply(.resume(.events(events))) }
+        let snapshot = view.snapshot(limits: limits)
+        guard epoch == view.epoch, since >= 0, since < view.seq, let oldest = view.oldestKeptSeq else {
+            return reply(.resume(.snapshot(snapshot)))
+        }
+        let through = oldest - 1
+        commandQueue.async { [self] in
+            let older = replay(from: since, through: through)
+            viewQueue.async { [self] in
+                guard let older, let current = self.view, current.epoch == epoch, let newer = current.events(after: through, epoch: epoch)
+                else {
+                    return reply(.resume(.snapshot(self.view?.snapshot(limits: limits) ?? snapshot)))
+                }
+                reply(.resume(.events(older + newer)))
+            }
+        }
+    }
+
+    /// The events after `since` through `through`, read back from Redis; nil when any is gone, or
+    /// is a `workers` event (which only a view at that point could merge). Thread: `commandQueue`.
+    func replay(from since: Int64, through: Int64) -> [SequencedEvent]? {
+        guard through > since else { return [] }
+        guard let answer = try? commands().command("XRANGE", settings.keys.events, "\(max(1, since))-0", "\(through)-0"),
+            let entries = answer.array
+        else { return nil }
+        var expected = since == 0 ? 1 : since
+        var events: [SequencedEvent] = []
+        for entry in entries {
+            guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
+                let seq = Int64(id.prefix { $0 != "-" }), seq == expected, let decoded = ClusterEntry(seq: seq, fields: fields)
+            else { return nil }
+            expected += 1
+            // The inclusive check: the entry the viewer last had must still be there.
+            if seq == since { continue }
+            if case .workers = decoded.event { return nil }
+            events.append(SequencedEvent(seq: seq, ts: decoded.ts, event: decoded.event))
+        }
+        return expected == through + 1 ? events : nil
+    }
+
+    // MARK: - Redis on the command queue
+
+    /// The command queue's connection, made when there is none. Thread: `commandQueue`.
+    func commands() throws(RedisError) -> RedisConnection {
+        if let commandConnection, !commandConnection.isBroken { return commandConnection }
+        commandConnection?.close()
+        commandConnection = nil
+        do {
+            let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: 3)
+            commandConnection = made
+            health.ok(.commands)
+            return made
+        } catch {
+            health.failed(.commands, error.description)
+            throw error
+        }
+    }
+
+    /// What a client is told when a Redis call failed. Thread: `commandQueue`.
+    func commandFailed(_ error: any Error) -> EngineError {
+        if let redis = error as? RedisError, redis.isConnectionLost { health.failed(.commands, redis.description) }
+        return EngineError(.unavailable, "this node cannot reach Redis (\(error)); try again soon")
+    }
+
+    /// Throws `unavailable` when `node` has not said it is alive within `nodeTimeoutSeconds`.
+    /// Thread: `commandQueue`.
+    func requireAlive(_ node: String) throws {
+        let answer = try commands().command("HGET", settings.keys.nodes, node)
+        let last = answer.string.flatMap { Double($0) } ?? 0
+        let age = Date().timeIntervalSince1970 - last / 1000
+        guard age <= settings.nodeTimeoutSeconds else {
+            throw EngineError(.unavailable, "node \(node), which holds the job, has not been heard from for \(Int(age)) s")
+        }
+    }
+}

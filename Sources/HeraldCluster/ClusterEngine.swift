@@ -1,0 +1,170 @@
+import Dispatch
+import Foundation
+import HeraldEngine
+import HeraldRedis
+
+/// A node of a cluster (`herald serve --redis`): the engine its hub talks to, behind the same
+/// `JobEngine` messages as a single server's `JobDispatcher`.
+///
+/// It has two halves:
+/// - **What this node runs**: `local`, an ordinary dispatcher that runs the jobs started on this
+///   node (and its attached workers' jobs). Its events do not go to viewers directly: the publisher
+///   appends them to the shared stream in Redis, where each gets its `seq`.
+/// - **What the cluster shows**: the tail reads the shared stream, every node's events in one order,
+///   into a `ClusterView` and hands them to this node's viewers. Snapshots and resumes come from the
+///   view, so a viewer on any node sees every job in the same order, byte for byte.
+/// Starts are admitted by a script in Redis (the busy rule holds across nodes); cancels and pages of
+/// another node's job go to that node through its control stream.
+///
+/// Threads: `view`, `subscribers`, `resetHandlers` and `limits` are confined to `viewQueue`, where
+/// every subscriber call and every snapshot or resume reply runs (so they are in step, as the
+/// `JobEngine` contract asks). `commandConnection` is confined to `commandQueue`. The publisher and
+/// the tail run on threads of their own. Everything else is immutable or guarded (`Protected`).
+public final class ClusterEngine: JobEngine, @unchecked Sendable {
+    // @unchecked Sendable: mutable state is confined to the queues named above.
+    public let local: JobDispatcher
+    public let settings: ClusterSettings
+    let health = ClusterHealth()
+    let viewQueue = DispatchQueue(label: "herald.cluster.view", qos: .userInitiated)
+    let commandQueue = DispatchQueue(label: "herald.cluster.commands", qos: .userInitiated)
+    private(set) var publisher: ClusterPublisher!
+    private(set) var tail: ClusterTail!
+    let logger: @Sendable (String) -> Void
+    /// Looks for stopped nodes once a second (`startReaper`); guarded by its lock.
+    let reaperTimer = Protected<DispatchSourceTimer?>(nil)
+    /// The epoch now, for `epoch` (any thread).
+    let currentEpoch = Protected("")
+    /// The node's figures (publisher, tail, view and command queue write them; any thread reads).
+    let figures: Protected<ClusterStatistics>
+    private let nextSubscriberIDs = Protected(0)
+
+    // Confined to `viewQueue`:
+    var view: ClusterView?
+    var subscribers: [Int: @Sendable ([SequencedEvent]) -> Void] = [:]
+    var resetHandlers: [@Sendable () -> Void] = []
+    /// The serving node's limits for snapshots (its kinds and settings), read from `local` at start.
+    var limits: JSONObject = [:]
+
+    // Confined to `commandQueue`:
+    var commandConnection: RedisConnection?
+
+    /// `local` must be made with `configuration.nodeName == settings.node`. `logger` gets one line per
+    /// thing an operator should know (a new epoch, a gap); any thread.
+    public init(local: JobDispatcher, settings: ClusterSettings, logger: @escaping @Sendable (String) -> Void) {
+        self.local = local
+        self.settings = settings
+        self.logger = logger
+        self.figures = Protected(ClusterStatistics(node: settings.node))
+        publisher = ClusterPublisher(
+            settings: settings, health: health,
+            epochLost: { [weak self] in self?.logger("Redis refused an append: the stream has a new epoch") },
+            measured: { [weak self] roundTrip, stale in
+                self?.figures.withLock {
+                    $0.redisRoundTripSeconds = roundTrip
+                    $0.staleWrites += stale.count
+                }
+                if !stale.isEmpty { self?.refused(stale) }
+            })
+        tail = ClusterTail(
+            settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
+            handlers: ClusterTail.Handlers(
+                bootstrapped: { [weak self] read in
+                    guard let self else { return }
+                    viewQueue.async { self.adopt(read) }
+                },
+                entries: { [weak self] entries in
+                    guard let self else { return }
+                    viewQueue.async { self.apply(entries) }
+                },
+                control: { [weak self] requests in self?.serve(requests) },
+                log: logger))
+    }
+
+    /// Joins the cluster: reads the view from Redis (throws when Redis cannot be reached: a node does
+    /// not start without it), then starts appending this node's events and reading everyone's.
+    /// Thread: the starting thread, once, before the hub subscribes.
+    public func start() throws(ClusterFailure) {
+        try tail.refuseIfNodeIsRunning()
+        let localLimits = local.snapshot().limits
+        viewQueue.sync { limits = localLimits }
+        try tail.bootstrapNow()
+        // The bootstrap's view is adopted on the view queue; wait for it, so the first snapshot is real.
+        viewQueue.sync {}
+        _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
+        tail.start()
+        // This node's own jobs from before a crash or a kill: taken over before its first heartbeat.
+        commandQueue.sync { reap(settings.node, staleBefore: Date().timeIntervalSince1970 * 1000) }
+        publisher.start()
+        startReaper()
+    }
+
+    /// Stops reading and, once this node's last events are appended (or Redis is unreachable, or
+    /// after a few seconds), appending. Thread: any; `HeraldApp.stop` calls it after `local.shutdown`.
+    public func close() {
+        stopReaper()
+        tail.stop()
+        publisher.stop(waitingUpTo: 5)
+    }
+
+    public var epoch: String { currentEpoch.withLock { $0 } }
+
+    // MARK: - The view queue
+
+    /// A bootstrap's view replaces the old one. A new epoch, or a gap in what this node read, means
+    /// its viewers' positions lead nowhere: each gets a snapshot. Thread: `viewQueue`.
+    func adopt(_ read: ClusterBootstrap) {
+        let previous = view
+        view = ClusterView(
+            epoch: read.epoch, seq: read.seq, jobs: read.jobs, finished: read.finished, workersByNode: read.workersByNode,
+            eventLogSize: local.configuration.eventLogSize, retainedFinishedJobs: settings.retainedFinishedJobs)
+        currentEpoch.withLock { $0 = read.epoch }
+        publisher.setEpoch(read.epoch)
+        guard let previous else { return }
+        if previous.epoch != read.epoch {
+            figures.withLock { $0.epochResets += 1 }
+            logger("the shared stream has a new epoch \(read.epoch) (Redis lost its data); every viewer gets a snapshot")
+            reclaimRunningJobs()
+        }
+        for handler in resetHandlers { handler() }
+    }
+
+    /// The next entries of the stream: into the view, then to every subscriber as one batch.
+    /// Thread: `viewQueue`.
+    func apply(_ entries: [ClusterEntry]) {
+        guard var current = view, let first = entries.first, first.seq == current.seq + 1 else { return }
+        let events = entries.map { current.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
+        view = current
+        if let last = entries.last {
+            let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
+            figures.withLock { $0.streamLagSeconds = lag }
+        }
+        for handler in subscribers.values { handler(events) }
+    }
+
+    // MARK: - Messages (JobEngine): any thread, never blocks
+
+    public func subscribe(_ handler: @escaping @Sendable ([SequencedEvent]) -> Void) -> Int {
+        let id = nextSubscriberIDs.withLock { next in
+            defer { next += 1 }
+            return next
+        }
+        viewQueue.async { [self] in subscribers[id] = handler }
+        return id
+    }
+
+    public func unsubscribe(_ id: Int) {
+        viewQueue.async { [self] in _ = subscribers.removeValue(forKey: id) }
+    }
+
+    public func onStreamReset(_ handler: @escaping @Sendable () -> Void) {
+        viewQueue.async { [self] in resetHandlers.append(handler) }
+    }
+
+    public func attachWorker(_ session: WorkerSession, _ hello: WorkerHello, directives: @escaping @Sendable (WorkerDirective) -> Void) {
+        local.attachWorker(session, hello, directives: directives)
+    }
+
+    public func workerSent(_ session: WorkerSession, _ report: WorkerReport) { local.workerSent(session, report) }
+
+    public func detachWorker(_ session: WorkerSession) { local.detachWorker(session) }
+}

@@ -1,0 +1,38 @@
+/// Where a cluster keeps what it shares in Redis, every key under one prefix (`--redis-prefix`,
+/// default `herald:`), so several clusters can share one Redis. docs/scaling.md lists them.
+public struct ClusterKeys: Sendable, Equatable {
+    public let prefix: String
+
+    public init(prefix: String = "herald:") { self.prefix = prefix }
+
+    /// The stream's epoch: a random value set once (`SET NX`); missing or different means the data is gone.
+    public var epoch: String { prefix + "epoch" }
+    /// The last `seq` handed out (`INCR` in the append script).
+    public var seq: String { prefix + "seq" }
+    /// The one stream: entry `<seq>-0` with fields `n` (the node that made it) and `e` (its encoding).
+    public var events: String { prefix + "events" }
+    /// Job id → the job's latest record (JSON).
+    public var jobs: String { prefix + "jobs" }
+    /// Job id → the seq of its first event: the creation order every node rebuilds.
+    public var created: String { prefix + "created" }
+    /// Job id → the seq at which it ended: which finished jobs are forgotten first.
+    public var finished: String { prefix + "finished" }
+    /// Job id → the node that runs it (fencing: only that node may write the job's events).
+    public var owner: String { prefix + "owner" }
+    /// Job id → its kind, from its admission until its first record is written (so a job whose
+    /// node stopped in between can be forgotten, and its kind is not busy for ever).
+    public var pending: String { prefix + "pending" }
+    /// Node → its attached remote workers (the last `workers` list it sent, JSON).
+    public var workers: String { prefix + "workers" }
+    /// Node → its last heartbeat (milliseconds, Redis's clock).
+    public var nodes: String { prefix + "nodes" }
+
+    /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
+    public func active(_ kind: String) -> String { prefix + "active:" + kind }
+    /// A start's `requestId` → the job it started (a day long).
+    public func request(_ requestId: String) -> String { prefix + "request:" + requestId }
+    /// What other nodes ask of `node` (cancels, pages).
+    public func control(_ node: String) -> String { prefix + "control:" + node }
+    /// Where a forwarded page's answer is pushed (a list that expires).
+    public func reply(_ token: String) -> String { prefix + "reply:" + token }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import HeraldEngine
+import HeraldRedis
+
+/// Appends this node's events to the shared stream, in the order its dispatcher made them, on a
+/// thread of its own with its own Redis connection: a batch at a time, one pipeline of append
+/// scripts per batch (what crosses to Redis is paid per batch, not per event).
+///
+/// When Redis cannot be reached the events wait here (bounded: past `backlogLimit` the oldest
+/// progress events go first, since a later one replaces them) and the node is degraded; on
+/// reconnecting they are appended in order. A call that failed mid-pipeline is sent again, so an
+/// event may be appended twice after a Redis failure (at least once, never lost while waiting).
+///
+/// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
+/// everything else runs on the publisher thread only.
+final class ClusterPublisher: @unchecked Sendable {
+    // @unchecked Sendable: `pending`, `epoch`, `stopping` and `heartbeatDue` are guarded by `condition`;
+    // `connection` and `backoff` are touched only on the publisher thread.
+    private let settings: ClusterSettings
+    private let health: ClusterHealth
+    private let condition = NSCondition()
+    private var pending: [SequencedEvent] = []
+    private var epoch: String?
+    private var stopping = false
+    private var started = false
+    /// Signalled when the thread ends.
+    private let finished = DispatchSemaphore(value: 0)
+    private var connection: RedisConnection?
+    private var backoff = RedisBackoff()
+    /// Told on the publisher thread: Redis has a new epoch (its data is gone); the engine bootstraps again.
+    private let epochLost: @Sendable () -> Void
+    /// Told on the publisher thread: figures for the node's statistics.
+    private let measured: @Sendable (_ roundTrip: Double, _ refusedJobs: [JobID]) -> Void
+    static let backlogLimit = 200_000
+    static let batchLimit = 512
+
+    init(
+        settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
+        measured: @escaping @Sendable (Double, [JobID]) -> Void
+    ) {
+        self.settings = settings
+        self.health = health
+        self.epochLost = epochLost
+        self.measured = measured
+    }
+
+    func start() {
+        condition.lock()
+        started = true
+        condition.unlock()
+        let thread = Thread { [self] in run() }
+        thread.name = "herald.cluster.publisher"
+        thread.start()
+    }
+
+    /// Queues a batch of this node's events. Thread: any (the dispatcher queue); never blocks on Redis.
+    func enqueue(_ events: [SequencedEvent]) {
+        condition.lock()
+        pending.append(contentsOf: events)
+        if pending.count > Self.backlogLimit { shedProgress() }
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// The epoch appends are made under (after a bootstrap). Thread: any.
+    func setEpoch(_ epoch: String) {
+        condition.lock()
+        self.epoch = epoch
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Events waiting for Redis. Thread: any.
+    var backlog: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return pending.count
+    }
+
+    /// Ends the thread once the events queued so far are appended (or Redis is unreachable), and
+    /// waits for that up to `seconds`. Thread: any but the publisher thread.
+    func stop(waitingUpTo seconds: Double) {
+        condition.lock()
+        stopping = true
+        condition.signal()
+        let running = started
+        condition.unlock()
+        if running { _ = finished.wait(timeout: .now() + seconds) }
+    }
+
+    /// Over the limit: progress events go, oldest first, until half the limit is left (a later
+    /// progress event of the same job says more than an earlier one). Thread: any, `condition` held.
+    private func shedProgress() {
+        var excess = pending.count - Self.backlogLimit / 2
+        pending.removeAll { event in
+            guard excess > 0, event.progressJob != nil else { return false }
+            excess -= 1
+            return true
+        }
+    }
+
+    // MARK: - The publisher thread
+
+    private func run() {
+        var lastHeartbeat = Date.distantPast
+        while true {
+            condition.lock()
+            while (pending.isEmpty || epoch == nil) && !stopping && Date().timeIntervalSince(lastHeartbeat) < 1 {
+                _ = condition.wait(until: Date().addingTimeInterval(0.5))
+            }
+            let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
+            let epoch = self.epoch
+            let done = stopping && (pending.isEmpty || connection == nil)
+            condition.unlock()
+            if done { break }
+            if Date().timeIntervalSince(lastHeartbeat) >= 1, heartbeat() { lastHeartbeat = Date() }
+            guard let epoch, !batch.isEmpty else { continue }
+            let appended = append(batch, epoch: epoch)
+            condition.lock()
+            pending.removeFirst(min(appended, pending.count))
+            condition.unlock()
+        }
+        connection?.close()
+        finished.signal()
+    }
+
+    /// A connection, made now when there is none; nil (after a backoff pause) when Redis cannot be reached.
+    private func connected() -> RedisConnection? {
+        if let connection, !connection.isBroken { return connection }
+        connection?.close()
+        connection = nil
+        do {
+            let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: 3)
+            connection = made
+            backoff.reset()
+            health.ok(.publisher)
+            return made
+        } catch {
+            health.failed(.publisher, error.description)
+            Thread.sleep(forTimeInterval: backoff.nextDelay())
+            return nil
+        }
+    }
+
+    /// Tells the cluster this node is alive (`nodes`: name → milliseconds). Returns whether it did.
+    private func heartbeat() -> Bool {
+        guard let connection = connected() else { return false }
+        let now = String(Int64(Date().timeIntervalSince1970 * 1000))
+        do {
+            _ = try connection.command("HSET", settings.keys.nodes, settings.node, now)
+            return true
+        } catch {
+            health.failed(.publisher, error.description)
+            return false
+        }
+    }
+
+    /// Appends the batch with one pipeline; returns how many events are done with (appended, or
+    /// refused for good). On a lost connection, what is left is tried again later.
+    private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
+        guard let connection = connected() else { return 0 }
+        let calls = batch.map { ClusterAppend(event: $0, node: settings.node, settings: settings).call(keys: settings.keys, epoch: epoch) }
+        let began = Date()
+        let replies: [RedisReply]
+        do {
+            replies = try connection.evaluateMany(ClusterScripts.append, calls)
+        } catch {
+            health.failed(.publisher, error.description)
+            return 0
+        }
+        health.ok(.publisher)
+        var refused: Set<JobID> = []
+        for (index, reply) in replies.enumerated() {
+            guard let message = reply.errorMessage else { continue }
+            if message.hasPrefix("EPOCH") {
+                // Redis lost its data: these events belong to a stream that is gone. The engine
+                // bootstraps a new epoch and appends its running jobs' records again.
+                condition.lock()
+                self.epoch = nil
+                condition.unlock()
+                epochLost()
+                break
+            }
+            if message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) { refused.insert(job) }
+        }
+        measured(Date().timeIntervalSince(began), refused.sorted())
+        return batch.count
+    }
+}

@@ -1,0 +1,42 @@
+import HeraldRedis
+
+/// How a node joins a cluster (`herald serve --redis URL [--node NAME] [--redis-prefix P]`).
+public struct ClusterSettings: Sendable {
+    public var address: RedisAddress
+    /// This node's name: unique in the cluster, shown on its jobs (`node`), the name other nodes
+    /// address its control stream by.
+    public var node: String
+    public var keys: ClusterKeys
+    /// About how many entries the shared stream keeps (`MAXLEN ~`): how far back a viewer can resume
+    /// from any node. `--event-log-size`.
+    public var streamLength: Int
+    /// Finished jobs kept in Redis and in every node's view.
+    public var retainedFinishedJobs: Int
+    /// A forwarded page request waits this long for the node that holds the job.
+    public var forwardTimeoutSeconds: Double
+    /// A node's lease (`--node-lease`): a node whose heartbeat is older than this is taken as stopped;
+    /// another node takes its unfinished jobs over, and its pages are `unavailable`.
+    public var nodeTimeoutSeconds: Double
+
+    public init(
+        address: RedisAddress, node: String, keys: ClusterKeys = ClusterKeys(), streamLength: Int = 10_000,
+        retainedFinishedJobs: Int = 500, forwardTimeoutSeconds: Double = 1, nodeTimeoutSeconds: Double = 10
+    ) {
+        self.address = address
+        self.node = node
+        self.keys = keys
+        self.streamLength = streamLength
+        self.retainedFinishedJobs = retainedFinishedJobs
+        self.forwardTimeoutSeconds = forwardTimeoutSeconds
+        self.nodeTimeoutSeconds = nodeTimeoutSeconds
+    }
+
+    /// Node names go into Redis keys and job records: letters, digits, `-`, `_`, `.`, 1 to 64 bytes.
+    public static func isValidNodeName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
+                    || byte == 0x5F || byte == 0x2E
+            }
+    }
+}
