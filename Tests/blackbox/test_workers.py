@@ -45,8 +45,8 @@ class Worker:
 class Viewer:
     """A WebSocket viewer that keeps every message, read on a thread of its own."""
 
-    def __init__(self, url: str):
-        self.socket = websocket.create_connection(url, timeout=10)
+    def __init__(self, url: str, timeout: float = 10):
+        self.socket = websocket.create_connection(url, timeout=timeout)
         self.messages = []
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._read, daemon=True)

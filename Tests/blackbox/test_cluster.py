@@ -1,0 +1,225 @@
+"""Several nodes, one stream (docs/scaling.md): three real `herald serve --redis` nodes on loopback,
+sharing one throwaway redis-server, with viewers on each."""
+
+import json
+import signal
+import subprocess
+import threading
+import time
+
+import pytest
+
+from conftest import herald_binary, wait_for
+from test_jobs_file import script, write_jobs
+from test_workers import Viewer
+
+
+def terminal(message, job=None):
+    return (message.get("type") == "job" and message["job"]["state"] in ("succeeded", "failed", "cancelled", "interrupted")
+            and (job is None or message["job"]["id"] == job))
+
+
+def events(viewer):
+    """What a viewer received after its first snapshot: the stream's events, as received."""
+    seen = viewer.seen()
+    first = next(index for index, message in enumerate(seen) if message.get("type") == "snapshot")
+    return [message for message in seen[first + 1:] if "seq" in message and message.get("type") != "snapshot"]
+
+
+class Cluster:
+    def __init__(self, herald_factory, redis, folder, nodes=3):
+        self.redis = redis
+        self.folder = folder
+        marker = folder / "started"
+        slow = script(folder, "slow.sh",
+                      f'echo $$ >> "{marker}"\n'
+                      'i=0\nwhile [ $i -lt "$1" ]; do i=$((i+1)); echo "{\\"completed\\": $i, \\"total\\": $1}"; sleep 0.05; done\n')
+        self.marker = marker
+        self.jobs = write_jobs(folder, {
+            "slow": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 40, "minimum": 1}}},
+            "solo": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 400, "minimum": 1}},
+                     "concurrency": 1, "whenBusy": "refuse"},
+        })
+        self.factory = herald_factory
+        self.nodes = [self.start(f"n{index + 1}") for index in range(nodes)]
+
+    def start(self, name, *extra):
+        return self.factory("--redis", self.redis.url, "--node", name, "--jobs", str(self.jobs), *extra)
+
+    def viewers(self):
+        # Quiet spells (Redis away) are longer than the client's default read timeout.
+        viewers = [Viewer(node.ws, timeout=60) for node in self.nodes]
+        for viewer in viewers:
+            wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+        return viewers
+
+
+@pytest.fixture
+def cluster(herald_factory, redis_factory, tmp_path):
+    return Cluster(herald_factory, redis_factory(), tmp_path)
+
+
+def test_three_nodes_deliver_one_stream_byte_for_byte(cluster):
+    viewers = cluster.viewers()
+    started = []
+    for index, node in enumerate(cluster.nodes):
+        status, job = node.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 15 + index}})
+        assert status == 202, job
+        assert job["node"] == f"n{index + 1}", "the node that took the start runs it"
+        started.append(job["id"])
+    for viewer in viewers:
+        wait_for(lambda: all(any(terminal(m, job) for m in viewer.seen()) for job in started), what="every job's end on every node")
+    raw = [[json.dumps(message, sort_keys=False) for message in events(viewer)] for viewer in viewers]
+    # Every viewer connected before the first start: each saw the whole stream from its snapshot on.
+    tail = min(len(stream) for stream in raw)
+    assert tail > 3 * 15, "progress and states of three jobs"
+    assert raw[0][-tail:] == raw[1][-tail:] == raw[2][-tail:], "the same events in the same order on every node"
+    for viewer in viewers:
+        viewer.assert_no_gap()
+        viewer.close()
+    # And one record per job on every node, with the node that ran it.
+    for node in cluster.nodes:
+        status, listed = node.json("GET", "/api/jobs")
+        assert status == 200
+        assert {job["id"]: job["node"] for job in listed["jobs"]} == {job: f"n{i + 1}" for i, job in enumerate(started)}
+
+
+def test_a_cancel_on_one_node_ends_a_job_running_on_another(cluster):
+    viewers = cluster.viewers()
+    first, _, third = cluster.nodes
+    status, job = first.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 2000}})
+    assert status == 202
+    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in viewers[2].seen()), what="progress on n3")
+    status, answer = third.json("POST", f"/api/jobs/{job['id']}/cancel")
+    assert status == 202, answer
+    for viewer in viewers:
+        ended = wait_for(lambda: next((m for m in viewer.seen() if terminal(m, job["id"])), None), what="the end on every node")
+        assert ended["job"]["state"] == "cancelled"
+    pid = int(cluster.marker.read_text().split()[0])
+    wait_for(lambda: subprocess.run(["kill", "-0", str(pid)], capture_output=True).returncode != 0, what="the program gone")
+
+
+def test_the_busy_rule_holds_across_nodes(cluster):
+    answers = []
+
+    def start(node):
+        answers.append(node.json("POST", "/api/jobs", {"kind": "solo"}))
+
+    threads = [threading.Thread(target=start, args=(node,)) for node in cluster.nodes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    statuses = sorted(status for status, _ in answers)
+    assert statuses == [202, 409, 409], answers
+    refused = [body for status, body in answers if status == 409]
+    assert all(body["code"] == "busy" for body in refused), refused
+
+
+def test_a_viewer_resumes_on_another_node_without_a_gap(cluster):
+    first, second, _ = cluster.nodes
+    viewer = Viewer(first.ws)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    status, job = first.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 30}})
+    assert status == 202
+    wait_for(lambda: sum(1 for m in viewer.seen() if m.get("type") == "progress") >= 5, what="some progress")
+    viewer.close()
+    seen = viewer.seen()
+    epoch = next(m["epoch"] for m in seen if m.get("type") == "snapshot")
+    last = max(m["seq"] for m in seen if "seq" in m)
+    resumed = Viewer(f"{second.ws}?epoch={epoch}&since={last}")
+    wait_for(lambda: any(terminal(m, job["id"]) for m in resumed.seen()), what="the job's end after the resume")
+    after = resumed.seen()
+    assert not any(m.get("type") == "snapshot" for m in after), "the missed events, not a snapshot"
+    seqs = [m["seq"] for m in after if "seq" in m]
+    assert seqs[0] == last + 1 and seqs == list(range(last + 1, last + 1 + len(seqs))), "no gap across the nodes"
+    resumed.close()
+
+
+def test_a_page_of_another_nodes_job_is_forwarded(cluster):
+    first, second, _ = cluster.nodes
+    status, job = first.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})
+    assert status == 202
+    wait_for(lambda: second.json("GET", f"/api/jobs/{job['id']}")[1].get("state") == "succeeded", what="the search's end")
+    status, page = second.json("GET", f"/api/jobs/{job['id']}/results?limit=5")
+    assert status == 200, page
+    assert page["total"] > 0 and len(page["values"]) == 5, "the matches, read on the node that holds them"
+    first.stop()
+    status, refused = second.json("GET", f"/api/jobs/{job['id']}/results?limit=5")
+    assert status == 503 and refused["code"] == "unavailable", refused
+
+
+def test_a_node_does_not_start_without_redis(tmp_path, redis_factory):
+    redis = redis_factory()
+    url = redis.url
+    redis.stop()
+    result = subprocess.run([str(herald_binary()), "serve", "--port", "0", "--redis", url, "--data-dir", str(tmp_path)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2, result
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"herald: --redis {url}") and "refused" in lines[0], lines
+    assert result.stdout == ""
+
+
+def test_two_nodes_of_one_name_are_refused(cluster):
+    result = subprocess.run(
+        [str(herald_binary()), "serve", "--port", "0", "--redis", cluster.redis.url, "--node", "n1",
+         "--data-dir", str(cluster.folder / "twin")], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "a node named n1 is running" in result.stderr, result
+
+
+def test_redis_losing_its_data_starts_a_new_epoch_and_resyncs_every_viewer(cluster):
+    viewers = cluster.viewers()
+    epoch = cluster.nodes[0].json("GET", "/healthz")[1]["epoch"]
+    cluster.redis.kill()
+    cluster.redis.start()  # no persistence: every key is gone
+    for viewer in viewers:
+        fresh = wait_for(lambda: [m for m in viewer.seen() if m.get("type") == "snapshot" and m["epoch"] != epoch],
+                         what="a snapshot of the new epoch", timeout=30)
+        assert fresh[0]["reason"] == "resync"
+    epochs = {node.json("GET", "/healthz")[1]["epoch"] for node in cluster.nodes}
+    assert len(epochs) == 1 and epoch not in epochs, "one new epoch, the same on every node"
+    status, job = wait_for(lambda: (lambda answer: answer if answer[0] == 202 else None)(
+        cluster.nodes[1].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})), what="a start after the reset")
+    for viewer in viewers:
+        wait_for(lambda: any(terminal(m, job["id"]) for m in viewer.seen()), what="the new job's end everywhere")
+        viewer.close()
+
+
+def test_with_aof_a_redis_restart_keeps_the_epoch_and_every_event(herald_factory, redis_factory, tmp_path):
+    cluster = Cluster(herald_factory, redis_factory("aof"), tmp_path, nodes=2)
+    viewers = cluster.viewers()
+    epoch = cluster.nodes[0].json("GET", "/healthz")[1]["epoch"]
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 60}})
+    assert status == 202
+    wait_for(lambda: any(m.get("type") == "progress" for m in viewers[1].seen()), what="progress")
+    cluster.redis.stop()  # a clean stop writes the AOF
+    cluster.redis.start()
+    for viewer in viewers:
+        wait_for(lambda: any(terminal(m, job["id"]) for m in viewer.seen()), what="the job's end", timeout=40)
+        assert not [m for m in viewer.seen() if m.get("type") == "snapshot" and m.get("reason") == "resync"], "no resync"
+        viewer.assert_no_gap()
+        viewer.close()
+    assert {node.json("GET", "/healthz")[1]["epoch"] for node in cluster.nodes} == {epoch}
+
+
+def test_redis_down_is_degraded_not_fatal(cluster):
+    viewers = cluster.viewers()
+    node = cluster.nodes[0]
+    cluster.redis.stop()
+    stopped = time.monotonic()
+    status, health = wait_for(lambda: (lambda answer: answer if answer[0] == 503 else None)(node.json("GET", "/healthz")),
+                              what="degraded")
+    assert health["status"] == "degraded" and "redis" in health["reason"], health
+    status, refused = node.json("POST", "/api/jobs", {"kind": "slow"})
+    assert status == 503 and refused["code"] == "unavailable", refused
+    # Redis stays away for ten seconds; the viewers stay connected all the while.
+    time.sleep(max(0.0, 10 - (time.monotonic() - stopped)))
+    assert all(viewer.thread.is_alive() for viewer in viewers)
+    cluster.redis.start()
+    wait_for(lambda: node.json("GET", "/healthz")[0] == 200, what="healthy again", timeout=30)
+    status, job = wait_for(lambda: (lambda answer: answer if answer[0] == 202 else None)(
+        node.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})), what="a start after Redis came back")
+    for viewer in viewers:
+        wait_for(lambda: any(terminal(m, job["id"]) for m in viewer.seen()), what="the job's end everywhere", timeout=30)
+        viewer.close()
