@@ -50,7 +50,8 @@ let package = Package(
             name: "herald", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster"]),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
-        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis"]),
+        // The Redis client and the cluster node on a real redis-server (the suite ThreadSanitizer runs).
+        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldCluster", "HeraldEngine"]),
     ],
     swiftLanguageModes: [.v6]
 )

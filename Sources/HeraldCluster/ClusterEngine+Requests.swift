@@ -16,7 +16,7 @@ extension ClusterEngine {
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
             viewQueue.async { [self] in cancel(id, reply: reply) }
         case .snapshot:
-            viewQueue.async { [self] in
+            afterOwnEvents { [self] in
                 guard let view else { return reply(.snapshot(local.snapshot())) }
                 reply(.snapshot(view.snapshot(limits: limits)))
             }
@@ -28,14 +28,15 @@ extension ClusterEngine {
                 forward(request, to: node, reply: reply)
             }
         case .job(let id):
-            viewQueue.async { [self] in
-                guard let record = view?.job(JobID(id)) else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
+            afterOwnEvents { [self] in
+                // A job this node just started may not be back from the stream yet: its own record then.
+                guard let record = view?.job(JobID(id)) else { return local.send(request, reply: reply) }
                 reply(.job(.success(record)))
             }
         case .news:
-            viewQueue.async { [self] in reply(.news(view?.news ?? NewsFeed())) }
+            afterOwnEvents { [self] in reply(.news(view?.news ?? NewsFeed())) }
         case .workers:
-            viewQueue.async { [self] in reply(.workers(view?.allWorkers ?? [])) }
+            afterOwnEvents { [self] in reply(.workers(view?.allWorkers ?? [])) }
         case .statistics:
             local.send(.statistics) { [self] answer in
                 guard case .statistics(let local) = answer else { return reply(answer) }
@@ -136,7 +137,8 @@ extension ClusterEngine {
 
     /// Thread: `viewQueue`.
     func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
-        guard let record = view?.job(JobID(id)) else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
+        // A job this node just started may not be back from the stream yet: this node cancels it.
+        guard let record = view?.job(JobID(id)) else { return local.send(.cancel(id), reply: reply) }
         if record.state.isTerminal {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
         }

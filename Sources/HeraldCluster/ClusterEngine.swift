@@ -44,6 +44,11 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     var resetHandlers: [@Sendable () -> Void] = []
     /// The serving node's limits for snapshots (its kinds and settings), read from `local` at start.
     var limits: JSONObject = [:]
+    /// The newest of this node's own events (by its dispatcher's seq) the view has applied.
+    var ownApplied: Int64 = 0
+    /// Answers waiting for the view to catch up with this node's own events (`afterOwnEvents`).
+    var ownEventWaiters: [Int: (through: Int64, run: @Sendable () -> Void)] = [:]
+    var nextWaiter = 0
 
     // Confined to `commandQueue`:
     var commandConnection: RedisConnection?
@@ -134,11 +139,35 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         guard var current = view, let first = entries.first, first.seq == current.seq + 1 else { return }
         let events = entries.map { current.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
         view = current
+        for entry in entries where entry.node == settings.node { ownApplied = max(ownApplied, entry.localSeq) }
+        for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied {
+            ownEventWaiters[id] = nil
+            waiter.run()
+        }
         if let last = entries.last {
             let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
             figures.withLock { $0.streamLagSeconds = lag }
         }
         for handler in subscribers.values { handler(events) }
+    }
+
+    /// Runs `body` on the view queue once the view has applied every event this node's dispatcher
+    /// made so far, so an answer from the view shows what this node did (a job it just started or
+    /// ended; the news it just fetched), as a single server's would. After a second without that
+    /// (Redis away, or an event Redis refused), it runs anyway. Thread: any; never blocks.
+    func afterOwnEvents(_ body: @escaping @Sendable () -> Void) {
+        local.send(.statistics) { [self] answer in
+            guard case .statistics(let statistics) = answer else { return viewQueue.async(execute: body) }
+            viewQueue.async { [self] in
+                guard statistics.seq > ownApplied else { return body() }
+                let id = nextWaiter
+                nextWaiter += 1
+                ownEventWaiters[id] = (statistics.seq, body)
+                viewQueue.asyncAfter(deadline: .now() + 1) { [self] in
+                    if let waiter = ownEventWaiters.removeValue(forKey: id) { waiter.run() }
+                }
+            }
+        }
     }
 
     // MARK: - Messages (JobEngine): any thread, never blocks

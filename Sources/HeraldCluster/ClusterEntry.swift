@@ -8,6 +8,8 @@ struct ClusterEntry: Sendable {
     let node: String
     let ts: Int64
     let event: EngineEvent
+    /// The seq its node's own dispatcher gave it (that node's order, not the stream's).
+    let localSeq: Int64
 
     /// From the entry's fields (`n` node, `e` encoding); nil when they do not decode.
     init?(seq: Int64, fields: [RedisReply]) {
@@ -25,5 +27,6 @@ struct ClusterEntry: Sendable {
         self.node = node
         self.ts = decoded.ts
         self.event = decoded.event
+        self.localSeq = decoded.seq
     }
 }

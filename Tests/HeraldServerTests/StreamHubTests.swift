@@ -38,9 +38,10 @@ final class StreamHubTests: XCTestCase {
             XCTAssertEqual(written(id).messages.first?["type"]?.stringValue, "snapshot")
         }
 
-        mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, stop: Bool = false) {
+        mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, streamReset: Bool = false, stop: Bool = false) {
             let drained = DeliveryInbox.Drained(
-                overflowed: overflowed, replies: deliveries.filter { !isOrdered($0) }, ordered: deliveries.filter(isOrdered), more: false,
+                overflowed: overflowed, streamReset: streamReset, replies: deliveries.filter { !isOrdered($0) },
+                ordered: deliveries.filter(isOrdered), more: false,
                 stopRequested: stop)
             hub.deliver(drained, now: now, into: &actions)
         }
@@ -273,6 +274,27 @@ final class StreamHubTests: XCTestCase {
             XCTAssertEqual(harness.written(id).messages.map { $0["seq"]?.intValue }, [9, 10], "connection \(id)")
         }
         XCTAssertEqual(harness.hub.metrics.resyncs, 3)
+    }
+
+    func testAStreamResetEmptiesTheRingAndGivesEveryoneASnapshotOfTheNewStream() {
+        var harness = Harness()
+        harness.connectLive(1)
+        harness.connectLive(2)
+        harness.deliver((1...5).map { event($0) })
+        _ = harness.written(1)  // connection 2 has not read its five events yet
+        _ = harness.take()
+        // A cluster node's Redis lost its data: seqs start again at 1 under a new epoch.
+        harness.deliver([event(1)], streamReset: true)
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.snapshot(generation: 1)])
+        XCTAssertTrue(harness.written(2).messages.isEmpty, "nothing of the old stream, nor of the new before its snapshot")
+        let fresh = Snapshot(epoch: "e2", seq: 1, jobs: [], news: NewsFeed(), limits: [:])
+        harness.deliver([.answer(.snapshot(generation: 1), .snapshot(fresh)), event(2)])
+        for id: ConnectionID in [1, 2] {
+            let messages = harness.written(id).messages
+            XCTAssertEqual(messages.first?["epoch"]?.stringValue, "e2", "connection \(id)")
+            XCTAssertEqual(messages.first?["reason"]?.stringValue, "resync")
+            XCTAssertEqual(messages.dropFirst().map { $0["seq"]?.intValue }, [2], "then the new stream, from after the snapshot")
+        }
     }
 
     func testEverySnapshotSaysWhetherStartAndCancelNeedAToken() {

@@ -13,6 +13,8 @@ from conftest import herald_binary, wait_for
 from test_jobs_file import script, write_jobs
 from test_workers import Viewer
 
+LEASE = 2
+
 
 def terminal(message, job=None):
     return (message.get("type") == "job" and message["job"]["state"] in ("succeeded", "failed", "cancelled", "interrupted")
@@ -39,12 +41,15 @@ class Cluster:
             "slow": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 40, "minimum": 1}}},
             "solo": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 400, "minimum": 1}},
                      "concurrency": 1, "whenBusy": "refuse"},
+            "sturdy": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 60, "minimum": 1}},
+                       "retries": 2, "retryDelay": 0.1},
         })
         self.factory = herald_factory
         self.nodes = [self.start(f"n{index + 1}") for index in range(nodes)]
 
     def start(self, name, *extra):
-        return self.factory("--redis", self.redis.url, "--node", name, "--jobs", str(self.jobs), *extra)
+        return self.factory("--redis", self.redis.url, "--node", name, "--jobs", str(self.jobs), "--node-lease", str(LEASE),
+                            *extra)
 
     def viewers(self):
         # Quiet spells (Redis away) are longer than the client's default read timeout.
@@ -223,3 +228,65 @@ def test_redis_down_is_degraded_not_fatal(cluster):
     for viewer in viewers:
         wait_for(lambda: any(terminal(m, job["id"]) for m in viewer.seen()), what="the job's end everywhere", timeout=30)
         viewer.close()
+
+
+def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cluster):
+    first, second, third = cluster.nodes
+    viewer = Viewer(first.ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    watcher = Viewer(third.ws, timeout=60)
+    status, job = first.json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 40}})
+    assert status == 202
+    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in viewer.seen()), what="progress")
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    killed = time.monotonic()
+    seen = viewer.seen()
+    epoch = next(m["epoch"] for m in seen if m.get("type") == "snapshot")
+    last = max(m["seq"] for m in seen if "seq" in m)
+    # The viewer's connection died with the node; it reconnects to another one and resumes there.
+    resumed = Viewer(f"{second.ws}?epoch={epoch}&since={last}", timeout=60)
+    retried = wait_for(lambda: next((m for m in watcher.seen() if m.get("type") == "job" and m["job"]["id"] == job["id"]
+                                     and m["job"]["state"] == "running" and m["job"].get("attempt") == 2), None),
+                       what="the second attempt", timeout=LEASE + 20)
+    assert time.monotonic() - killed < LEASE + 5 + 5, "retried within the lease and a few seconds"
+    assert retried["job"]["node"] in ("n2", "n3")
+    for each in (resumed, watcher):
+        ended = wait_for(lambda: next((m for m in each.seen() if terminal(m, job["id"])), None), what="the end", timeout=30)
+        assert ended["job"]["state"] == "succeeded" and ended["job"]["attempt"] == 2
+    after = resumed.seen()
+    assert not any(m.get("type") == "snapshot" for m in after), "the missed events, not a snapshot"
+    seqs = [m["seq"] for m in after if "seq" in m]
+    assert seqs[0] == last + 1 and seqs == list(range(last + 1, last + 1 + len(seqs))), "no gap across the nodes"
+    for each in (viewer, resumed, watcher):
+        each.close()
+
+
+def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
+    first, second, _ = cluster.nodes
+    watcher = Viewer(second.ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in watcher.seen()), what="a snapshot")
+    status, job = first.json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 80}})
+    assert status == 202
+    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
+    first.process.send_signal(signal.SIGSTOP)
+    try:
+        wait_for(lambda: any(m.get("type") == "job" and m["job"]["id"] == job["id"] and m["job"].get("attempt") == 2
+                             for m in watcher.seen()), what="another node's attempt 2", timeout=LEASE + 20)
+    finally:
+        first.process.send_signal(signal.SIGCONT)
+    ended = wait_for(lambda: next((m for m in watcher.seen() if terminal(m, job["id"])), None), what="the end", timeout=40)
+    assert ended["job"]["state"] == "succeeded" and ended["job"]["node"] != "n1"
+    # After the retry began, nothing of n1's attempt 1 reached the stream: its writes were refused.
+    messages = watcher.seen()
+    retry = next(index for index, m in enumerate(messages)
+                 if m.get("type") == "job" and m["job"]["id"] == job["id"] and m["job"].get("attempt") == 2)
+    later_states = [m["job"] for m in messages[retry:] if m.get("type") == "job" and m["job"]["id"] == job["id"]]
+    assert all(state.get("attempt") == 2 and state["node"] != "n1" for state in later_states), later_states
+    ends = [m for m in messages if terminal(m, job["id"])]
+    assert len(ends) == 1, "one copy of the job reports its end"
+    wait_for(lambda: "is no longer this node's" in first.log(), what="n1 to notice and stop its copy")
+    status, metrics = first.request("GET", "/metrics")[:2]
+    stale = next(line for line in metrics.splitlines() if line.startswith("herald_cluster_stale_writes_total"))
+    assert float(stale.split()[-1]) >= 1, stale
+    watcher.close()

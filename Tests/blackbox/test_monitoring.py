@@ -86,6 +86,15 @@ def test_metric_names_lexer():
 
 
 @pytest.fixture
+def cluster_scrape(herald_factory, redis_factory):
+    """/metrics of a cluster node (docs/scaling.md): its own families besides a single server's."""
+    node = herald_factory("--redis", redis_factory().url, "--node", "n1")
+    status, text, _ = node.request("GET", "/metrics")
+    assert status == 200 and 'herald_cluster_degraded{node="n1"} 0' in text, text
+    return text
+
+
+@pytest.fixture
 def scrape(herald):
     """A real /metrics after a WebSocket client sent a command and watched a search to its end, so the
     labelled families (commands, jobs finished) have samples and delivery latency has observations."""
@@ -120,8 +129,12 @@ def test_dashboard_matches_its_schema():
     assert len(ids) == len(set(ids)), "panel ids are unique"
 
 
-def test_dashboard_and_alerts_use_only_what_metrics_exposes(scrape):
+def test_dashboard_and_alerts_use_only_what_metrics_exposes(scrape, cluster_scrape):
     names, labels = exposed(scrape)
+    cluster_names, cluster_labels = exposed(cluster_scrape)
+    assert {"herald_cluster_degraded", "herald_cluster_stream_lag_seconds", "herald_event_seq"} <= cluster_names
+    names |= cluster_names
+    labels |= cluster_labels
     assert "herald_commands_total" in names and "herald_jobs_finished_total" in names
     count = next(line for line in scrape.splitlines() if line.startswith("herald_delivery_latency_seconds_count "))
     assert int(count.split()[1]) > 0, "the client's events were observed as delivery latency"
@@ -141,7 +154,8 @@ def test_dashboard_and_alerts_use_only_what_metrics_exposes(scrape):
 
 def test_alerts_have_what_the_runbook_needs():
     rules = alert_rules()
-    assert [rule["alert"] for rule in rules] == ["HeraldDown", "HeraldResyncStorm", "HeraldDeliveryLatencyHigh", "HeraldJobFailureRate"]
+    assert [rule["alert"] for rule in rules] == ["HeraldDown", "HeraldResyncStorm", "HeraldDeliveryLatencyHigh", "HeraldJobFailureRate",
+                                                 "HeraldRedisDegraded"]
     operations = (REPO_ROOT / "docs" / "operations.md").read_text()
     for rule in rules:
         assert rule["labels"]["severity"] in ("critical", "warning"), rule["alert"]
@@ -153,7 +167,7 @@ def test_alerts_have_what_the_runbook_needs():
 def test_promtool_checks_the_alert_rules():
     result = subprocess.run([PROMTOOL, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "4 rules found" in result.stdout
+    assert "5 rules found" in result.stdout
 
 
 @needs_promtool

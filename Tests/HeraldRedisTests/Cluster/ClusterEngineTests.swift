@@ -1,0 +1,137 @@
+import Foundation
+import HeraldCluster
+import HeraldEngine
+import HeraldRedis
+import XCTest
+
+/// Two cluster nodes in one process on one real redis-server: their threads (dispatchers, publishers,
+/// tails, view and command queues) run for real, so this suite is what ThreadSanitizer checks of the
+/// cluster. The black-box suite (Tests/blackbox/test_cluster.py) runs three real processes.
+final class ClusterEngineTests: XCTestCase {
+    /// Jobs that count to `steps` (default 20), a few milliseconds a step, until cancelled.
+    struct SteppingRunner: JobRunner {
+        let kind = JobKind("step")
+
+        func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
+            ["steps": .int(params["steps"]?.intValue ?? 20)]
+        }
+
+        func run(_ context: JobContext) throws -> JSONObject {
+            let steps = context.params["steps"]?.intValue ?? 20
+            for step in 1...max(1, steps) {
+                try context.checkCancelled()
+                context.progress.report(completed: step, total: steps)
+                usleep(3_000)
+            }
+            return ["steps": .int(steps)]
+        }
+    }
+
+    /// Everything a node hands its subscribers, and whether its stream was reset.
+    final class Recorder: Sendable {
+        let frames = Locked<[[UInt8]]>([])
+        let events = Locked<[SequencedEvent]>([])
+        let resets = Locked(0)
+
+        func ended(_ job: JobID) -> JobRecord? {
+            events.value.lazy.compactMap { event -> JobRecord? in
+                if case .job(let record) = event.event, record.id == job, record.state.isTerminal { return record }
+                return nil
+            }.first
+        }
+    }
+
+    struct Refused: Error {
+        let reply: String
+    }
+
+    private var nodes: [ClusterEngine] = []
+    private var folders: [URL] = []
+
+    override func tearDown() {
+        for node in nodes {
+            node.local.shutdown(grace: 0)
+            node.close()
+        }
+        for folder in folders { try? FileManager.default.removeItem(at: folder) }
+        super.tearDown()
+    }
+
+    private func node(_ name: String, on redis: RedisServerProcess) throws -> (ClusterEngine, Recorder) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
+        folders.append(folder)
+        var configuration = EngineConfiguration(workers: 4)
+        configuration.nodeName = name
+        let environment = JobEnvironment(searchRoot: folder, dataDirectory: folder, newsSource: NewsSource())
+        let local = JobDispatcher(configuration: configuration, environment: environment, runners: [SteppingRunner()])
+        let engine = ClusterEngine(local: local, settings: ClusterSettings(address: redis.address, node: name)) { _ in }
+        try engine.start()
+        nodes.append(engine)
+        let recorder = Recorder()
+        _ = engine.subscribe { events in
+            recorder.events.withLock { $0.append(contentsOf: events) }
+            recorder.frames.withLock { $0.append(contentsOf: events.map(\.json)) }
+        }
+        engine.onStreamReset { recorder.resets.withLock { $0 += 1 } }
+        return (engine, recorder)
+    }
+
+    private func ask(_ engine: ClusterEngine, _ request: EngineRequest) -> EngineReply {
+        let answer = Locked<EngineReply?>(nil)
+        engine.send(request) { reply in answer.withLock { $0 = reply } }
+        XCTAssertTrue(poll(timeout: 30) { answer.value != nil }, "\(request) was answered")
+        return answer.value!
+    }
+
+    private func start(_ engine: ClusterEngine, steps: Int64 = 20) throws -> JobRecord {
+        let reply = ask(engine, .start(StartRequest(kind: "step", params: ["steps": .int(steps)])))
+        guard case .job(.success(let record)) = reply else { throw Refused(reply: "\(reply)") }
+        return record
+    }
+
+    func testTwoNodesHandTheirViewersTheSameBytes() throws {
+        let redis = try RedisServerProcess()
+        let (first, firstSeen) = try node("a", on: redis)
+        let (second, secondSeen) = try node("b", on: redis)
+        let jobs = try [start(first), start(second), start(first)]
+        for job in jobs {
+            XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(job.id) != nil && secondSeen.ended(job.id) != nil }, "\(job.id) ended")
+        }
+        XCTAssertEqual(jobs.map(\.node), ["a", "b", "a"], "the node that took the start runs the job")
+        let frames = (firstSeen.frames.value, secondSeen.frames.value)
+        XCTAssertGreaterThan(frames.0.count, 3 * 3, "states and progress of three jobs")
+        XCTAssertEqual(frames.0, frames.1, "the same events, byte for byte, in the same order")
+        let seqs = firstSeen.events.value.map(\.seq)
+        XCTAssertEqual(seqs, Array(1...Int64(seqs.count)), "one gapless order")
+        guard case .snapshot(let snapshot) = ask(second, .snapshot) else { return XCTFail("a snapshot") }
+        XCTAssertEqual(snapshot.jobs.map(\.id), jobs.map(\.id))
+        XCTAssertEqual(snapshot.epoch, first.epoch)
+    }
+
+    func testACancelOnOneNodeEndsTheJobOnTheOther() throws {
+        let redis = try RedisServerProcess()
+        let (first, firstSeen) = try node("a", on: redis)
+        let (second, secondSeen) = try node("b", on: redis)
+        let job = try start(first, steps: 100_000)
+        XCTAssertTrue(poll(timeout: 30) { secondSeen.events.value.contains { $0.event == .job(job) || $0.progressJob == job.id } })
+        guard case .job(.success) = ask(second, .cancel(job.id.rawValue)) else { return XCTFail("the cancel was taken") }
+        XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(job.id) != nil && secondSeen.ended(job.id) != nil })
+        XCTAssertEqual(secondSeen.ended(job.id)?.state, .cancelled)
+        XCTAssertEqual(first.local.job(job.id.rawValue)?.state, .cancelled, "it ended where it ran")
+    }
+
+    func testRedisLosingItsDataResetsEveryNodesStream() throws {
+        let redis = try RedisServerProcess()
+        let (first, firstSeen) = try node("a", on: redis)
+        let (second, secondSeen) = try node("b", on: redis)
+        let before = first.epoch
+        let job = try start(first)
+        XCTAssertTrue(poll(timeout: 30) { secondSeen.ended(job.id) != nil })
+        let admin = try RedisConnection(address: redis.address)
+        XCTAssertEqual(try admin.command("FLUSHALL"), .status("OK"))
+        XCTAssertTrue(poll(timeout: 30) { firstSeen.resets.value >= 1 && secondSeen.resets.value >= 1 }, "every node resets")
+        XCTAssertTrue(poll(timeout: 30) { first.epoch != before && first.epoch == second.epoch }, "one new epoch")
+        let after = try start(second)
+        XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(after.id) != nil }, "jobs started afterwards work")
+    }
+}
