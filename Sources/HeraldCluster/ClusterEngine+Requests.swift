@@ -46,7 +46,7 @@ extension ClusterEngine {
                     statistics.epoch = view?.epoch
                     statistics.degraded = health.degradedReason
                     var cluster = figures.withLock { $0 }
-                    cluster.publishBacklog = publisher.backlog
+                    (cluster.publishBacklog, cluster.eventsShed) = publisher.backlog
                     statistics.cluster = cluster
                     reply(.statistics(statistics))
                 }

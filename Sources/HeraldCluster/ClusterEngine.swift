@@ -53,7 +53,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     // Confined to `commandQueue`:
     var commandConnection: RedisConnection?
 
-    /// `local` must be made with `configuration.nodeName == settings.node`. `logger` gets one line per
+    /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
+    /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`). `logger` gets one line per
     /// thing an operator should know (a new epoch, a gap); any thread.
     public init(local: JobDispatcher, settings: ClusterSettings, logger: @escaping @Sendable (String) -> Void) {
         self.local = local
@@ -90,8 +91,10 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// Thread: the starting thread, once, before the hub subscribes.
     public func start() throws(ClusterFailure) {
         try tail.refuseIfNodeIsRunning()
-        let localLimits = local.snapshot().limits
-        viewQueue.sync { limits = localLimits }
+        var localLimits = local.snapshot().limits
+        localLimits["eventLogSize"] = .int(Int64(settings.streamLength))
+        let serving = localLimits
+        viewQueue.sync { limits = serving }
         try tail.bootstrapNow()
         // The bootstrap's view is adopted on the view queue; wait for it, so the first snapshot is real.
         viewQueue.sync {}
@@ -121,7 +124,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         let previous = view
         view = ClusterView(
             epoch: read.epoch, seq: read.seq, jobs: read.jobs, finished: read.finished, workersByNode: read.workersByNode,
-            eventLogSize: local.configuration.eventLogSize, retainedFinishedJobs: settings.retainedFinishedJobs)
+            eventLogSize: settings.streamLength, retainedFinishedJobs: settings.retainedFinishedJobs)
         currentEpoch.withLock { $0 = read.epoch }
         publisher.setEpoch(read.epoch)
         guard let previous else { return }

@@ -6,9 +6,10 @@ import HeraldRedis
 /// thread of its own with its own Redis connection: a batch at a time, one pipeline of append
 /// scripts per batch (what crosses to Redis is paid per batch, not per event).
 ///
-/// When Redis cannot be reached the events wait here (bounded: past `backlogLimit` the oldest
-/// progress events go first, since a later one replaces them) and the node is degraded; on
-/// reconnecting they are appended in order. A call that failed mid-pipeline is sent again, so an
+/// When Redis cannot be reached the events wait here and the node is degraded; on reconnecting they
+/// are appended in order. The wait is bounded (`backlogLimit` events, `backlogBytes` of encodings):
+/// past it the oldest progress events go first (a later one replaces them), then the oldest log and
+/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call that failed mid-pipeline is sent again, so an
 /// event may be appended twice after a Redis failure (at least once, never lost while waiting).
 ///
 /// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
@@ -20,6 +21,11 @@ final class ClusterPublisher: @unchecked Sendable {
     private let health: ClusterHealth
     private let condition = NSCondition()
     private var pending: [SequencedEvent] = []
+    private var pendingBytes = 0
+    /// The first `inFlight` of `pending` are being appended now: the bound never drops them.
+    private var inFlight = 0
+    /// Events dropped by the bound.
+    private var shed = 0
     private var epoch: String?
     private var stopping = false
     private var started = false
@@ -32,6 +38,7 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Told on the publisher thread: figures for the node's statistics.
     private let measured: @Sendable (_ roundTrip: Double, _ refusedJobs: [JobID]) -> Void
     static let backlogLimit = 200_000
+    static let backlogBytes = 16 << 20
     static let batchLimit = 512
 
     init(
@@ -57,7 +64,8 @@ final class ClusterPublisher: @unchecked Sendable {
     func enqueue(_ events: [SequencedEvent]) {
         condition.lock()
         pending.append(contentsOf: events)
-        if pending.count > Self.backlogLimit { shedProgress() }
+        pendingBytes += events.reduce(0) { $0 + $1.json.count }
+        if pending.count > Self.backlogLimit || pendingBytes > Self.backlogBytes { shedBacklog() }
         condition.signal()
         condition.unlock()
     }
@@ -70,11 +78,11 @@ final class ClusterPublisher: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Events waiting for Redis. Thread: any.
-    var backlog: Int {
+    /// Events waiting for Redis, and those the bound dropped so far. Thread: any.
+    var backlog: (waiting: Int, shed: Int) {
         condition.lock()
         defer { condition.unlock() }
-        return pending.count
+        return (pending.count, shed)
     }
 
     /// Ends the thread once the events queued so far are appended (or Redis is unreachable), and
@@ -88,14 +96,30 @@ final class ClusterPublisher: @unchecked Sendable {
         if running { _ = finished.wait(timeout: .now() + seconds) }
     }
 
-    /// Over the limit: progress events go, oldest first, until half the limit is left (a later
-    /// progress event of the same job says more than an earlier one). Thread: any, `condition` held.
-    private func shedProgress() {
-        var excess = pending.count - Self.backlogLimit / 2
-        pending.removeAll { event in
-            guard excess > 0, event.progressJob != nil else { return false }
-            excess -= 1
-            return true
+    /// Over a bound: progress events go, oldest first, then log and results batches, until half of
+    /// each bound is left. Thread: any, `condition` held.
+    private func shedBacklog() {
+        let sheddable: [(SequencedEvent) -> Bool] = [{ $0.progressJob != nil }, Self.isOutput]
+        for rule in sheddable {
+            let before = pending.count
+            var count = pending.count
+            var bytes = pendingBytes
+            let kept = pending[inFlight...].filter { event in
+                guard count > Self.backlogLimit / 2 || bytes > Self.backlogBytes / 2, rule(event) else { return true }
+                count -= 1
+                bytes -= event.json.count
+                return false
+            }
+            pending.replaceSubrange(inFlight..., with: kept)
+            shed += before - pending.count
+            pendingBytes = bytes
+        }
+    }
+
+    private static func isOutput(_ event: SequencedEvent) -> Bool {
+        switch event.event {
+        case .log, .results: return true
+        default: return false
         }
     }
 
@@ -109,6 +133,7 @@ final class ClusterPublisher: @unchecked Sendable {
                 _ = condition.wait(until: Date().addingTimeInterval(0.5))
             }
             let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
+            inFlight = batch.count
             let epoch = self.epoch
             let done = stopping && (pending.isEmpty || connection == nil)
             condition.unlock()
@@ -117,7 +142,10 @@ final class ClusterPublisher: @unchecked Sendable {
             guard let epoch, !batch.isEmpty else { continue }
             let appended = append(batch, epoch: epoch)
             condition.lock()
-            pending.removeFirst(min(appended, pending.count))
+            let settled = min(appended, pending.count)
+            pendingBytes -= pending.prefix(settled).reduce(0) { $0 + $1.json.count }
+            pending.removeFirst(settled)
+            inFlight = 0
             condition.unlock()
         }
         connection?.close()

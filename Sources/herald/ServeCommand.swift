@@ -48,6 +48,9 @@ enum ServeCommand {
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
         var engineConfiguration = options.engine
+        // A cluster node's viewers resume from its view of the shared stream, which keeps
+        // --event-log-size events; its dispatcher's own log would only hold the same events twice.
+        if options.cluster != nil { engineConfiguration.eventLogSize = 1 }
         for kind in commandKinds {
             engineConfiguration.kindLimits[kind.name] = EngineConfiguration.KindLimit(
                 maxConcurrent: kind.concurrency, refuseWhenBusy: kind.whenBusy == .refuse)

@@ -17,6 +17,8 @@ public struct ClusterStatistics: Sendable, Equatable {
     public var epochResets = 0
     /// Events waiting to be appended to the shared stream.
     public var publishBacklog = 0
+    /// Progress, log and results events dropped because too many waited (Redis away or too slow).
+    public var eventsShed = 0
 
     public init(node: String) { self.node = node }
 }

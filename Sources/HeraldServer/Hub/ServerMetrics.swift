@@ -115,6 +115,9 @@ public struct ServerMetrics: Sendable {
             [(node, String(format: "%.6f", cluster.streamLagSeconds))])
         metric(
             "herald_cluster_publish_backlog", "gauge", "This node's events waiting to be appended.", [(node, "\(cluster.publishBacklog)")])
+        metric(
+            "herald_cluster_events_shed_total", "counter",
+            "Progress, log and results events dropped because too many waited for Redis.", [(node, "\(cluster.eventsShed)")])
         metric("herald_cluster_reclaims_total", "counter", "Jobs this node took over from stopped nodes.", [(node, "\(cluster.reclaims)")])
         metric(
             "herald_cluster_pages_forwarded_total", "counter", "Result pages this node asked of other nodes.",
