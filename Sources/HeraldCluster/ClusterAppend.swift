@@ -10,6 +10,8 @@ struct ClusterAppend {
     let record: JobRecord?
     let workers: [WorkerInfo]?
     let settings: ClusterSettings
+    /// For a `results` or `log` event: what to keep for pages ('results' or 'log', the cap, the items).
+    let output: [[UInt8]]
 
     init(event: SequencedEvent, node: String, settings: ClusterSettings) {
         self.node = node
@@ -18,6 +20,14 @@ struct ClusterAppend {
         job = Self.job(of: event.event)
         if case .job(let record) = event.event { self.record = record } else { record = nil }
         if case .workers(let list) = event.event { workers = list } else { workers = nil }
+        switch event.event {
+        case .results(_, let items):
+            output = [Array("results".utf8), Array(String(settings.maxResults).utf8)] + items.map { JSONWriter.encode($0) }
+        case .log(_, let lines, _):
+            output = [Array("log".utf8), Array(String(settings.keptLogLines).utf8)] + lines.map { JSONWriter.encode($0.json) }
+        default:
+            output = [[], Array("0".utf8)]
+        }
     }
 
     /// The job an event is about: only its owner may append it.
@@ -32,15 +42,18 @@ struct ClusterAppend {
     /// The script's KEYS and ARGV (see `ClusterScripts.append`).
     func call(keys: ClusterKeys, epoch: String) -> (keys: [[UInt8]], args: [[UInt8]]) {
         let active = record.map { keys.active($0.kind.rawValue) } ?? keys.active("-")
+        let subject = job?.rawValue ?? "-"
         let names = [
             keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
+            keys.results(subject), keys.log(subject), keys.logFirst(subject),
         ]
-        let args: [[UInt8]] = [
-            Array(epoch.utf8), Array(node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
-            record.map { JSONWriter.encode($0.json) } ?? [], Array((record?.state.isTerminal == true ? "1" : "").utf8),
-            Array(String(settings.streamLength).utf8), Array(String(settings.retainedFinishedJobs).utf8),
-            workers.map { JSONWriter.encode(.array($0.map(\.json))) } ?? [],
-        ]
+        let args: [[UInt8]] =
+            [
+                Array(epoch.utf8), Array(node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
+                record.map { JSONWriter.encode($0.json) } ?? [], Array((record?.state.isTerminal == true ? "1" : "").utf8),
+                Array(String(settings.streamLength).utf8), Array(String(settings.retainedFinishedJobs).utf8),
+                workers.map { JSONWriter.encode(.array($0.map(\.json))) } ?? [], Array(keys.prefix.utf8),
+            ] + output
         return (names.map { Array($0.utf8) }, args)
     }
 }

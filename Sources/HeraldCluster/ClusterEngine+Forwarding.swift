@@ -61,3 +61,30 @@ extension ClusterEngine {
         }
     }
 }
+
+extension ClusterEngine {
+    /// A page of a job's streamed results or kept log, read from Redis. Thread: `commandQueue`.
+    func readPage(of record: JobRecord, offset: Int, limit: Int) -> Result<ResultPage, EngineError> {
+        guard offset >= 0 else { return .failure(.badRequest(field: "offset", "must be 0 or more")) }
+        guard (1...10_000).contains(limit) else { return .failure(.badRequest(field: "limit", "must be from 1 to 10000")) }
+        let isLog = local.pageSource(for: record.kind) == .log
+        let keys = settings.keys
+        let list = isLog ? keys.log(record.id.rawValue) : keys.results(record.id.rawValue)
+        let replies: [RedisReply]
+        do {
+            replies = try commands().pipeline(
+                [
+                    ["LLEN", list], ["LRANGE", list, String(offset), String(offset + limit - 1)],
+                    ["GET", keys.logFirst(record.id.rawValue)],
+                ].map { $0.map { Array($0.utf8) } })
+        } catch {
+            return .failure(commandFailed(error))
+        }
+        guard replies.count == 3, let total = replies[0].integer, let items = replies[1].array else {
+            return .failure(EngineError(.internalError, "Redis answered a page with \(replies)"))
+        }
+        let values = items.compactMap { $0.bytes.flatMap { try? JSONParser.parse($0) } }
+        let first = replies[2].string.flatMap { Int($0) } ?? 0
+        return .success(ResultPage(offset: offset, total: Int(total), values: values, isLog: isLog, first: isLog ? first : 0))
+    }
+}

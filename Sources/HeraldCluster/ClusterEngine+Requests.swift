@@ -11,7 +11,15 @@ extension ClusterEngine {
         switch request {
         case .start(let start):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
-            commandQueue.async { [self] in admit(start, reply: reply) }
+            // A job with dependencies runs where they are known: here. Any other goes to the
+            // cluster's queue of its kind, checked here first.
+            guard start.after.isEmpty else { return commandQueue.async { [self] in admit(start, reply: reply) } }
+            local.check(start) { [self] checked in
+                switch checked {
+                case .failure(let refusal): reply(.job(.failure(refusal)))
+                case .success(let params): commandQueue.async { [self] in enqueue(start, params: params, reply: reply) }
+                }
+            }
         case .cancel(let id):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
             viewQueue.async { [self] in cancel(id, reply: reply) }
@@ -22,10 +30,18 @@ extension ClusterEngine {
             }
         case .resume(let epoch, let since):
             viewQueue.async { [self] in resume(epoch: epoch, since: since, reply: reply) }
-        case .page(let job, _, _):
+        case .page(let job, let offset, let limit):
             viewQueue.async { [self] in
-                guard let node = view?.job(JobID(job))?.node, node != settings.node else { return local.send(request, reply: reply) }
-                forward(request, to: node, reply: reply)
+                guard let record = view?.job(JobID(job)) else { return local.send(request, reply: reply) }
+                switch local.pageSource(for: record.kind) {
+                case .streamedResults, .log:
+                    // Kept in Redis as the events went by: any node reads them, even after the
+                    // node that ran the job is gone.
+                    commandQueue.async { [self] in reply(.page(readPage(of: record, offset: offset, limit: limit))) }
+                case .runningNode:
+                    guard let node = record.node, node != settings.node else { return local.send(request, reply: reply) }
+                    forward(request, to: node, reply: reply)
+                }
             }
         case .job(let id):
             afterOwnEvents { [self] in
@@ -63,8 +79,8 @@ extension ClusterEngine {
 
     // MARK: - Starts (command queue)
 
-    /// Admits the start in Redis (a repeated request id, the busy rule), then starts it here.
-    /// Thread: `commandQueue`.
+    /// Admits a start with dependencies in Redis (a repeated request id, the busy rule), then starts
+    /// it here. Thread: `commandQueue`.
     func admit(_ start: StartRequest, reply: @escaping @Sendable (EngineReply) -> Void) {
         let id = JobID.random()
         let kind = start.kind
@@ -135,12 +151,20 @@ extension ClusterEngine {
 
     // MARK: - Cancels (view queue, then wherever the job runs)
 
+    /// The same, a little later (a job a node took from the queue just now). Thread: any.
+    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void, after delay: Double) {
+        viewQueue.asyncAfter(deadline: .now() + delay) { [self] in cancel(id, reply: reply) }
+    }
+
     /// Thread: `viewQueue`.
     func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
         // A job this node just started may not be back from the stream yet: this node cancels it.
         guard let record = view?.job(JobID(id)) else { return local.send(.cancel(id), reply: reply) }
         if record.state.isTerminal {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
+        }
+        if record.node == nil && record.state == .queued {
+            return commandQueue.async { [self] in cancelQueued(record, reply: reply) }
         }
         guard let node = record.node, node != settings.node else { return local.send(.cancel(id), reply: reply) }
         commandQueue.async { [self] in

@@ -32,6 +32,13 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let logger: @Sendable (String) -> Void
     /// Looks for stopped nodes once a second (`startReaper`); guarded by its lock.
     let reaperTimer = Protected<DispatchSourceTimer?>(nil)
+    /// Looks for room for queued jobs once a second (`startClaiming`); guarded by its lock.
+    let claimTimer = Protected<DispatchSourceTimer?>(nil)
+    /// The newest seq a start on this node wrote itself (the `admit` script): answers from the view
+    /// wait for it, as for this node's own events. Any thread.
+    let admittedThrough = Protected<Int64>(0)
+    /// The kinds this node can run (itself or on its workers).
+    let runnable: Set<JobKind>
     /// The epoch now, for `epoch` (any thread).
     let currentEpoch = Protected("")
     /// The node's figures (publisher, tail, view and command queue write them; any thread reads).
@@ -47,7 +54,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// The newest of this node's own events (by its dispatcher's seq) the view has applied.
     var ownApplied: Int64 = 0
     /// Answers waiting for the view to catch up with this node's own events (`afterOwnEvents`).
-    var ownEventWaiters: [Int: (through: Int64, run: @Sendable () -> Void)] = [:]
+    var ownEventWaiters: [Int: (through: Int64, seq: Int64, run: @Sendable () -> Void)] = [:]
     var nextWaiter = 0
 
     // Confined to `commandQueue`:
@@ -61,6 +68,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         self.settings = settings
         self.logger = logger
         self.figures = Protected(ClusterStatistics(node: settings.node))
+        self.runnable = Set(local.runnableKinds)
         publisher = ClusterPublisher(
             settings: settings, health: health,
             epochLost: { [weak self] in self?.logger("Redis refused an append: the stream has a new epoch") },
@@ -104,12 +112,14 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         commandQueue.sync { reap(settings.node, staleBefore: Date().timeIntervalSince1970 * 1000) }
         publisher.start()
         startReaper()
+        startClaiming()
     }
 
     /// Stops reading and, once this node's last events are appended (or Redis is unreachable, or
     /// after a few seconds), appending. Thread: any; `HeraldApp.stop` calls it after `local.shutdown`.
     public func close() {
         stopReaper()
+        stopClaiming()
         tail.stop()
         publisher.stop(waitingUpTo: 5)
     }
@@ -143,10 +153,11 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         let events = entries.map { current.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
         view = current
         for entry in entries where entry.node == settings.node { ownApplied = max(ownApplied, entry.localSeq) }
-        for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied {
+        for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied && waiter.seq <= current.seq {
             ownEventWaiters[id] = nil
             waiter.run()
         }
+        noticeRoom(in: entries)
         if let last = entries.last {
             let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
             figures.withLock { $0.streamLagSeconds = lag }
@@ -161,11 +172,12 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     func afterOwnEvents(_ body: @escaping @Sendable () -> Void) {
         local.send(.statistics) { [self] answer in
             guard case .statistics(let statistics) = answer else { return viewQueue.async(execute: body) }
+            let admitted = admittedThrough.withLock { $0 }
             viewQueue.async { [self] in
-                guard statistics.seq > ownApplied else { return body() }
+                guard statistics.seq > ownApplied || admitted > (view?.seq ?? 0) else { return body() }
                 let id = nextWaiter
                 nextWaiter += 1
-                ownEventWaiters[id] = (statistics.seq, body)
+                ownEventWaiters[id] = (statistics.seq, admitted, body)
                 viewQueue.asyncAfter(deadline: .now() + 1) { [self] in
                     if let waiter = ownEventWaiters.removeValue(forKey: id) { waiter.run() }
                 }

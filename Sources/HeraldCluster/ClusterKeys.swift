@@ -31,6 +31,14 @@ public struct ClusterKeys: Sendable, Equatable {
     public func active(_ kind: String) -> String { prefix + "active:" + kind }
     /// A start's `requestId` → the job it started (a day long).
     public func request(_ requestId: String) -> String { prefix + "request:" + requestId }
+    /// A job's streamed results (search matches), each item's JSON, up to the kept number.
+    public func results(_ job: String) -> String { prefix + "results:" + job }
+    /// A command job's kept log: its last 10,000 streamed lines, each line's JSON.
+    public func log(_ job: String) -> String { prefix + "log:" + job }
+    /// How many lines fell off the front of `log(job)`: which line of the output its first one is.
+    public func logFirst(_ job: String) -> String { prefix + "logfirst:" + job }
+    /// The jobs of a kind waiting for a node with room (consumer group `runners`).
+    public func queue(_ kind: String) -> String { prefix + "queue:" + kind }
     /// What other nodes ask of `node` (cancels, pages).
     public func control(_ node: String) -> String { prefix + "control:" + node }
     /// Where a forwarded page's answer is pushed (a list that expires).

@@ -12,6 +12,10 @@ public struct ClusterSettings: Sendable {
     public var streamLength: Int
     /// Finished jobs kept in Redis and in every node's view.
     public var retainedFinishedJobs: Int
+    /// Search matches kept per job in Redis for pages (`--max-results`).
+    public var maxResults: Int = 1000
+    /// A command job's log lines kept in Redis for pages (the newest ones), as a node keeps them.
+    public var keptLogLines: Int = 10_000
     /// A forwarded page request waits this long for the node that holds the job.
     public var forwardTimeoutSeconds: Double
     /// A node's lease (`--node-lease`): a node whose heartbeat is older than this is taken as stopped;

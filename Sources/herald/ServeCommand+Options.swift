@@ -85,6 +85,7 @@ extension ServeCommand {
                 searchRoot: searchRoot, dataDirectory: dataDirectory,
                 newsSource: NewsSource(probability: probability, seed: seed),
                 maxSearchResults: try arguments.integer("max-results", in: 1...100_000) ?? 1000)
+            cluster?.maxResults = environment.maxSearchResults
         }
 
         /// The cluster settings when `--redis` is given; `--node` and `--redis-prefix` need it.

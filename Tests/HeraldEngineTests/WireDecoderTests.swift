@@ -27,7 +27,9 @@ final class WireDecoderTests: XCTestCase {
         record.exit = ["signal": "KILL"]
         record.attempt = 3
         record.worker = "box-1 (ü)"
+        record.node = "n-2.eu"
         let text = try assertRoundTrip(.job(record))
+        XCTAssertTrue(text.contains(#""node":"n-2.eu""#), text)
         XCTAssertTrue(text.contains(#""ratio":2.0"#), "a double in params stays a double: \(text)")
     }
 

@@ -28,14 +28,23 @@ def events(viewer):
     return [message for message in seen[first + 1:] if "seq" in message and message.get("type") != "snapshot"]
 
 
+def runner(viewer, job):
+    """The node that runs `job`, once a viewer saw it start."""
+    record = wait_for(lambda: next((m["job"] for m in viewer.seen() if m.get("type") == "job" and m["job"]["id"] == job
+                                    and m["job"]["state"] == "running"), None), what=f"{job} to run")
+    return record["node"]
+
+
 class Cluster:
-    def __init__(self, herald_factory, redis, folder, nodes=3):
+    def __init__(self, herald_factory, redis, folder, nodes=3, workers=None):
+        self.extra = ("--workers", str(workers)) if workers else ()
         self.redis = redis
         self.folder = folder
         marker = folder / "started"
         slow = script(folder, "slow.sh",
                       f'echo $$ >> "{marker}"\n'
-                      'i=0\nwhile [ $i -lt "$1" ]; do i=$((i+1)); echo "{\\"completed\\": $i, \\"total\\": $1}"; sleep 0.05; done\n')
+                      'i=0\nwhile [ $i -lt "$1" ]; do i=$((i+1)); echo "{\\"completed\\": $i, \\"total\\": $1}"; echo "step $i"; '
+                      'sleep 0.05; done\n')
         self.marker = marker
         self.jobs = write_jobs(folder, {
             "slow": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 40, "minimum": 1}}},
@@ -47,9 +56,15 @@ class Cluster:
         self.factory = herald_factory
         self.nodes = [self.start(f"n{index + 1}") for index in range(nodes)]
 
+    def node(self, name):
+        return next(node for node in self.nodes if f"--node {name} " in " ".join(node.process.args) + " ")
+
+    def others(self, name):
+        return [node for node in self.nodes if f"--node {name} " not in " ".join(node.process.args) + " "]
+
     def start(self, name, *extra):
         return self.factory("--redis", self.redis.url, "--node", name, "--jobs", str(self.jobs), "--node-lease", str(LEASE),
-                            *extra)
+                            *self.extra, *extra)
 
     def viewers(self):
         # Quiet spells (Redis away) are longer than the client's default read timeout.
@@ -70,7 +85,7 @@ def test_three_nodes_deliver_one_stream_byte_for_byte(cluster):
     for index, node in enumerate(cluster.nodes):
         status, job = node.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 15 + index}})
         assert status == 202, job
-        assert job["node"] == f"n{index + 1}", "the node that took the start runs it"
+        assert job["state"] == "queued" and "node" not in job, "queued for whichever node has room"
         started.append(job["id"])
     for viewer in viewers:
         wait_for(lambda: all(any(terminal(m, job) for m in viewer.seen()) for job in started), what="every job's end on every node")
@@ -83,19 +98,21 @@ def test_three_nodes_deliver_one_stream_byte_for_byte(cluster):
         viewer.assert_no_gap()
         viewer.close()
     # And one record per job on every node, with the node that ran it.
+    ran = {job: runner(viewers[0], job) for job in started}
+    assert set(ran.values()) <= {"n1", "n2", "n3"}
     for node in cluster.nodes:
         status, listed = node.json("GET", "/api/jobs")
         assert status == 200
-        assert {job["id"]: job["node"] for job in listed["jobs"]} == {job: f"n{i + 1}" for i, job in enumerate(started)}
+        assert {job["id"]: job["node"] for job in listed["jobs"]} == ran
 
 
 def test_a_cancel_on_one_node_ends_a_job_running_on_another(cluster):
     viewers = cluster.viewers()
-    first, _, third = cluster.nodes
-    status, job = first.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 2000}})
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 2000}})
     assert status == 202
-    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in viewers[2].seen()), what="progress on n3")
-    status, answer = third.json("POST", f"/api/jobs/{job['id']}/cancel")
+    name = runner(viewers[2], job["id"])
+    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in viewers[2].seen()), what="progress")
+    status, answer = cluster.others(name)[-1].json("POST", f"/api/jobs/{job['id']}/cancel")
     assert status == 202, answer
     for viewer in viewers:
         ended = wait_for(lambda: next((m for m in viewer.seen() if terminal(m, job["id"])), None), what="the end on every node")
@@ -141,17 +158,36 @@ def test_a_viewer_resumes_on_another_node_without_a_gap(cluster):
     resumed.close()
 
 
-def test_a_page_of_another_nodes_job_is_forwarded(cluster):
-    first, second, _ = cluster.nodes
-    status, job = first.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})
-    assert status == 202
-    wait_for(lambda: second.json("GET", f"/api/jobs/{job['id']}")[1].get("state") == "succeeded", what="the search's end")
-    status, page = second.json("GET", f"/api/jobs/{job['id']}/results?limit=5")
-    assert status == 200, page
-    assert page["total"] > 0 and len(page["values"]) == 5, "the matches, read on the node that holds them"
-    first.stop()
-    status, refused = second.json("GET", f"/api/jobs/{job['id']}/results?limit=5")
+def finished_record(node, job):
+    return wait_for(lambda: (lambda record: record if record.get("state") in ("succeeded", "failed") else None)(
+        node.json("GET", f"/api/jobs/{job}")[1]), what=f"{job}'s end")
+
+
+def test_pages_from_any_node_even_after_the_runner_is_gone(cluster):
+    starter = cluster.nodes[0]
+    search = starter.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})[1]["id"]
+    command = starter.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 12}})[1]["id"]
+    searched, ran = finished_record(starter, search), finished_record(starter, command)
+    assert searched["state"] == ran["state"] == "succeeded"
+    # Matches and log lines live in Redis: any node pages them.
+    for node in cluster.nodes:
+        status, page = node.json("GET", f"/api/jobs/{search}/results?limit=5")
+        assert status == 200 and page["total"] > 0 and len(page["values"]) == 5, page
+        status, log = node.json("GET", f"/api/jobs/{command}/log?limit=100")
+        assert status == 200 and [line["text"] for line in log["lines"]] == [f"step {i}" for i in range(1, 13)], log
+    # A sort's numbers stay on the node that made them: asked of it through Redis.
+    sort = starter.json("POST", "/api/jobs", {"kind": "sort", "params": {"count": 1000}})[1]["id"]
+    sorted_on = finished_record(starter, sort)["node"]
+    elsewhere = cluster.others(sorted_on)[0]
+    status, page = elsewhere.json("GET", f"/api/jobs/{sort}/results?limit=5")
+    assert status == 200 and page["total"] == 1000 and page["values"] == sorted(page["values"]), page
+    cluster.node(sorted_on).stop()
+    status, refused = elsewhere.json("GET", f"/api/jobs/{sort}/results?limit=5")
     assert status == 503 and refused["code"] == "unavailable", refused
+    # The search's and the command's pages outlive a node too.
+    for job, path in ((search, "results?limit=5"), (command, "log?limit=5")):
+        survivor = cluster.others(sorted_on)[-1]
+        assert survivor.json("GET", f"/api/jobs/{job}/{path}")[0] == 200
 
 
 def test_a_node_does_not_start_without_redis(tmp_path, redis_factory):
@@ -231,12 +267,17 @@ def test_redis_down_is_degraded_not_fatal(cluster):
 
 
 def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cluster):
-    first, second, third = cluster.nodes
+    probe = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in probe.seen()), what="a snapshot")
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 40}})
+    assert status == 202
+    name = runner(probe, job["id"])
+    first = cluster.node(name)
+    second, third = cluster.others(name)
+    # A viewer of the node that runs the job, and one of another node.
     viewer = Viewer(first.ws, timeout=60)
     wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
     watcher = Viewer(third.ws, timeout=60)
-    status, job = first.json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 40}})
-    assert status == 202
     wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in viewer.seen()), what="progress")
     first.process.send_signal(signal.SIGKILL)
     first.process.wait()
@@ -250,7 +291,7 @@ def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cl
                                      and m["job"]["state"] == "running" and m["job"].get("attempt") == 2), None),
                        what="the second attempt", timeout=LEASE + 20)
     assert time.monotonic() - killed < LEASE + 5 + 5, "retried within the lease and a few seconds"
-    assert retried["job"]["node"] in ("n2", "n3")
+    assert retried["job"]["node"] != name
     for each in (resumed, watcher):
         ended = wait_for(lambda: next((m for m in each.seen() if terminal(m, job["id"])), None), what="the end", timeout=30)
         assert ended["job"]["state"] == "succeeded" and ended["job"]["attempt"] == 2
@@ -258,16 +299,21 @@ def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cl
     assert not any(m.get("type") == "snapshot" for m in after), "the missed events, not a snapshot"
     seqs = [m["seq"] for m in after if "seq" in m]
     assert seqs[0] == last + 1 and seqs == list(range(last + 1, last + 1 + len(seqs))), "no gap across the nodes"
-    for each in (viewer, resumed, watcher):
+    for each in (probe, viewer, resumed, watcher):
         each.close()
 
 
 def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
-    first, second, _ = cluster.nodes
+    probe = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in probe.seen()), what="a snapshot")
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 80}})
+    assert status == 202
+    name = runner(probe, job["id"])
+    probe.close()
+    first = cluster.node(name)
+    second = cluster.others(name)[0]
     watcher = Viewer(second.ws, timeout=60)
     wait_for(lambda: any(m.get("type") == "snapshot" for m in watcher.seen()), what="a snapshot")
-    status, job = first.json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 80}})
-    assert status == 202
     wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
     first.process.send_signal(signal.SIGSTOP)
     try:
@@ -276,13 +322,13 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     finally:
         first.process.send_signal(signal.SIGCONT)
     ended = wait_for(lambda: next((m for m in watcher.seen() if terminal(m, job["id"])), None), what="the end", timeout=40)
-    assert ended["job"]["state"] == "succeeded" and ended["job"]["node"] != "n1"
+    assert ended["job"]["state"] == "succeeded" and ended["job"]["node"] != name
     # After the retry began, nothing of n1's attempt 1 reached the stream: its writes were refused.
     messages = watcher.seen()
     retry = next(index for index, m in enumerate(messages)
                  if m.get("type") == "job" and m["job"]["id"] == job["id"] and m["job"].get("attempt") == 2)
     later_states = [m["job"] for m in messages[retry:] if m.get("type") == "job" and m["job"]["id"] == job["id"]]
-    assert all(state.get("attempt") == 2 and state["node"] != "n1" for state in later_states), later_states
+    assert all(state.get("attempt") == 2 and state["node"] != name for state in later_states), later_states
     ends = [m for m in messages if terminal(m, job["id"])]
     assert len(ends) == 1, "one copy of the job reports its end"
     wait_for(lambda: "is no longer this node's" in first.log(), what="n1 to notice and stop its copy")
@@ -290,3 +336,26 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     stale = next(line for line in metrics.splitlines() if line.startswith("herald_cluster_stale_writes_total"))
     assert float(stale.split()[-1]) >= 1, stale
     watcher.close()
+
+
+def test_jobs_run_where_there_is_room(herald_factory, redis_factory, tmp_path):
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, workers=1)
+    viewer = Viewer(cluster.nodes[2].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    # Three long jobs, all started on n1, which runs one job at a time: the others take the rest.
+    jobs = [cluster.nodes[0].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 2000}})[1]["id"] for _ in range(3)]
+    assert {runner(viewer, job) for job in jobs} == {"n1", "n2", "n3"}, "each node runs one"
+    # A fourth waits for room, owned by nobody; a cancel takes it out of the queue.
+    status, waiting = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})
+    assert status == 202
+    status, cancelled = cluster.nodes[2].json("POST", f"/api/jobs/{waiting['id']}/cancel")
+    assert status == 202 and cancelled["state"] == "cancelled" and "node" not in cancelled, cancelled
+    # A fifth runs as soon as a node has room again.
+    status, fifth = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})
+    assert status == 202
+    cluster.nodes[0].json("POST", f"/api/jobs/{jobs[0]}/cancel")
+    ended = wait_for(lambda: next((m for m in viewer.seen() if terminal(m, fifth["id"])), None), what="the fifth's end", timeout=30)
+    assert ended["job"]["state"] == "succeeded"
+    for job in jobs[1:]:
+        cluster.nodes[0].json("POST", f"/api/jobs/{job}/cancel")
+    viewer.close()

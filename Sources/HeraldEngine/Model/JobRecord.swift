@@ -43,6 +43,13 @@ public struct JobRecord: Sendable, Hashable {
         self.summary = summary
     }
 
+    /// Notes how and when the job ended, for a record whose end is written elsewhere than its
+    /// dispatcher (a cluster cancelling a job that waited in its queue).
+    public mutating func markEnded(error: String?, at time: Int64) {
+        self.error = error
+        finishedAt = time
+    }
+
     /// Moves to `next` through the lifecycle's rules; a refused move leaves the record untouched.
     public mutating func move(to next: JobState) throws(JobState.InvalidTransition) {
         state = try state.apply(next)

@@ -117,6 +117,7 @@ struct RandomEvents {
         record.exit = maybe { $0.object(depth: 1) }
         record.attempt = maybe { Int($0.int64()) }
         record.worker = maybe { $0.string() }
+        record.node = maybe { $0.string() }
         return record
     }
 }

@@ -57,10 +57,10 @@ final class ClusterEngineTests: XCTestCase {
         super.tearDown()
     }
 
-    private func node(_ name: String, on redis: RedisServerProcess) throws -> (ClusterEngine, Recorder) {
+    private func node(_ name: String, on redis: RedisServerProcess, workers: Int = 4) throws -> (ClusterEngine, Recorder) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
         folders.append(folder)
-        var configuration = EngineConfiguration(workers: 4)
+        var configuration = EngineConfiguration(workers: workers)
         configuration.nodeName = name
         let environment = JobEnvironment(searchRoot: folder, dataDirectory: folder, newsSource: NewsSource())
         let local = JobDispatcher(configuration: configuration, environment: environment, runners: [SteppingRunner()])
@@ -97,7 +97,9 @@ final class ClusterEngineTests: XCTestCase {
         for job in jobs {
             XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(job.id) != nil && secondSeen.ended(job.id) != nil }, "\(job.id) ended")
         }
-        XCTAssertEqual(jobs.map(\.node), ["a", "b", "a"], "the node that took the start runs the job")
+        XCTAssertEqual(jobs.map(\.node), [nil, nil, nil], "queued for whichever node has room")
+        let ran = jobs.map { secondSeen.ended($0.id)?.node }
+        XCTAssertTrue(ran.allSatisfy { $0 == "a" || $0 == "b" }, "\(ran)")
         let frames = (firstSeen.frames.value, secondSeen.frames.value)
         XCTAssertGreaterThan(frames.0.count, 3 * 3, "states and progress of three jobs")
         XCTAssertEqual(frames.0, frames.1, "the same events, byte for byte, in the same order")
@@ -108,16 +110,52 @@ final class ClusterEngineTests: XCTestCase {
         XCTAssertEqual(snapshot.epoch, first.epoch)
     }
 
+    /// The record of `job` once it runs, and so has a node.
+    private func running(_ job: JobID, in recorder: Recorder) -> JobRecord? {
+        var found: JobRecord?
+        XCTAssertTrue(
+            poll(timeout: 30) {
+                found =
+                    recorder.events.value.lazy.compactMap { event -> JobRecord? in
+                        if case .job(let record) = event.event, record.id == job, record.state == .running { return record }
+                        return nil
+                    }.first
+                return found != nil
+            }, "\(job) runs")
+        return found
+    }
+
     func testACancelOnOneNodeEndsTheJobOnTheOther() throws {
         let redis = try RedisServerProcess()
         let (first, firstSeen) = try node("a", on: redis)
         let (second, secondSeen) = try node("b", on: redis)
         let job = try start(first, steps: 100_000)
-        XCTAssertTrue(poll(timeout: 30) { secondSeen.events.value.contains { $0.event == .job(job) || $0.progressJob == job.id } })
-        guard case .job(.success) = ask(second, .cancel(job.id.rawValue)) else { return XCTFail("the cancel was taken") }
+        let runner = running(job.id, in: firstSeen)?.node
+        let (canceller, runs) = runner == "a" ? (second, first) : (first, second)
+        guard case .job(.success) = ask(canceller, .cancel(job.id.rawValue)) else { return XCTFail("the cancel was taken") }
         XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(job.id) != nil && secondSeen.ended(job.id) != nil })
         XCTAssertEqual(secondSeen.ended(job.id)?.state, .cancelled)
-        XCTAssertEqual(first.local.job(job.id.rawValue)?.state, .cancelled, "it ended where it ran")
+        XCTAssertEqual(runs.local.job(job.id.rawValue)?.state, .cancelled, "it ended where it ran")
+    }
+
+    func testJobsRunWhereThereIsRoomAndWaitingOnesCanBeCancelled() throws {
+        let redis = try RedisServerProcess()
+        let (first, firstSeen) = try node("a", on: redis, workers: 1)
+        let (_, secondSeen) = try node("b", on: redis, workers: 1)
+        // Two long jobs fill both nodes, whichever node each was started on.
+        let long = try [start(first, steps: 100_000), start(first, steps: 100_000)]
+        let nodes = Set(long.compactMap { running($0.id, in: secondSeen)?.node })
+        XCTAssertEqual(nodes, ["a", "b"], "the second went to the node with room")
+        // A third waits in the cluster's queue, owned by nobody, and can be cancelled there.
+        let waiting = try start(first, steps: 5)
+        guard case .job(.success(let cancelled)) = ask(first, .cancel(waiting.id.rawValue)) else { return XCTFail("cancelled") }
+        XCTAssertEqual(cancelled.state, .cancelled)
+        XCTAssertTrue(poll(timeout: 30) { secondSeen.ended(waiting.id) != nil })
+        XCTAssertNil(secondSeen.ended(waiting.id)?.node, "it never ran")
+        // A fourth runs as soon as a slot frees.
+        let next = try start(first, steps: 5)
+        guard case .job(.success) = ask(first, .cancel(long[0].id.rawValue)) else { return XCTFail("the long job cancelled") }
+        XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(next.id)?.state == .succeeded }, "the freed node took it")
     }
 
     func testRedisLosingItsDataResetsEveryNodesStream() throws {

@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import HeraldEngine
+import HeraldRedis
+
+/// Jobs run where there is room: a start on any node puts the job in its kind's queue in Redis
+/// (`admit`), and every node with room for that kind takes the oldest waiting one (`claim`) when it
+/// hears of a queued job, when one of its own jobs ends, and once a second. The node that takes a job
+/// owns it (its events are that node's to write) and runs it as if it had been started there.
+extension ClusterEngine {
+    /// Admits a checked start into the cluster's queue, and looks for room for it. Thread: `commandQueue`.
+    func enqueue(_ start: StartRequest, params: JSONObject, reply: @escaping @Sendable (EngineReply) -> Void) {
+        let keys = settings.keys
+        let kind = start.kind
+        let limit = local.configuration.limit(for: JobKind(kind))
+        let record = JobRecord(
+            id: JobID.random(), kind: JobKind(kind), params: params, requestId: start.requestId,
+            createdAt: Int64(Date().timeIntervalSince1970 * 1000))
+        let encoding = WireEncoder.encode(event: .job(record), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        let answer: RedisReply
+        do {
+            answer = try commands().evaluate(
+                ClusterScripts.admit,
+                keys: [
+                    keys.active(kind), start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.epoch, keys.seq, keys.events,
+                    keys.created, keys.queue(kind),
+                ].map { Array($0.utf8) },
+                args: [
+                    Array(record.id.rawValue.utf8), Array((limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0").utf8),
+                    Array((start.requestId ?? "").utf8), Array(epoch.utf8), encoding, JSONWriter.encode(record.json),
+                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8),
+                ])
+        } catch {
+            return reply(.job(.failure(commandFailed(error))))
+        }
+        if let message = answer.errorMessage {
+            return reply(.job(.failure(EngineError(.unavailable, "the shared stream is changing (\(message)); try again"))))
+        }
+        guard let parts = answer.array, let verdict = parts.first?.string else {
+            return reply(.job(.failure(EngineError(.internalError, "Redis answered the start with \(answer)"))))
+        }
+        switch verdict {
+        case "ok":
+            // The client may ask this node about the job at once: answers wait for its `queued` event.
+            if parts.count > 2, let seq = parts[2].integer { admittedThrough.withLock { $0 = max($0, seq) } }
+            reply(.job(.success(record)))
+            claimWhereThereIsRoom([JobKind(kind)])
+        case "existing":
+            guard parts.count == 3, let bytes = parts[2].bytes, let value = try? JSONParser.parse(bytes),
+                let existing = JobRecord(json: value)
+            else {
+                return reply(.job(.failure(EngineError(.busy, "a start with this requestId is still being admitted; try again"))))
+            }
+            reply(.job(.success(existing)))
+        default:
+            let other = parts.count > 1 ? (parts[1].string ?? "?") : "?"
+            viewQueue.async { [self] in
+                let state = view?.job(JobID(other))?.state.rawValue ?? "running"
+                reply(.job(.failure(EngineError(.busy, "a \(kind) is already \(state) (\(other)); wait for it or cancel it"))))
+            }
+        }
+    }
+
+    /// Takes waiting jobs of `kinds` while this node has room for them. Thread: `commandQueue`.
+    func claimWhereThereIsRoom(_ kinds: [JobKind]) {
+        guard unavailable() == nil else { return }
+        let keys = settings.keys
+        for kind in kinds {
+            while local.hasRoom(for: kind) {
+                guard
+                    let answer = try? commands().evaluate(
+                        ClusterScripts.claim, keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs], args: [settings.node]),
+                    let bytes = answer.bytes, let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
+                else { break }
+                local.adopt(record, from: "the queue")
+            }
+        }
+    }
+
+    /// Looks for room for every kind this node runs, once a second, on the command queue.
+    func startClaiming() {
+        let kinds = local.runnableKinds
+        let timer = DispatchSource.makeTimerSource(queue: commandQueue)
+        timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.claimWhereThereIsRoom(kinds) }
+        timer.resume()
+        claimTimer.withLock { $0 = timer }
+    }
+
+    func stopClaiming() {
+        claimTimer.withLock { timer in
+            timer?.cancel()
+            timer = nil
+        }
+    }
+
+    /// After the view applied `entries`: a job queued for anyone, or one of this node's jobs that
+    /// ended (a slot is free), is a reason to look for room now. Thread: `viewQueue`.
+    func noticeRoom(in entries: [ClusterEntry]) {
+        var kinds: Set<JobKind> = []
+        for entry in entries {
+            guard case .job(let record) = entry.event else { continue }
+            if record.state == .queued && record.node == nil {
+                kinds.insert(record.kind)
+            } else if record.state.isTerminal && record.node == settings.node {
+                kinds.formUnion(runnable)
+            }
+        }
+        guard !kinds.isEmpty else { return }
+        let wanted = kinds.filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
+        commandQueue.async { [self] in claimWhereThereIsRoom(wanted) }
+    }
+
+    /// Cancels a job that waits in the cluster's queue, owned by nobody. Thread: `commandQueue`.
+    func cancelQueued(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void) {
+        var cancelled = record
+        do { try cancelled.move(to: .cancelled) } catch {
+            return reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) already ended \(record.state.rawValue)"))))
+        }
+        cancelled.markEnded(error: "cancelled by request", at: Int64(Date().timeIntervalSince1970 * 1000))
+        let keys = settings.keys
+        let encoding = WireEncoder.encode(event: .job(cancelled), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        let answer: RedisReply
+        do {
+            answer = try commands().evaluate(
+                ClusterScripts.cancelQueued,
+                keys: [keys.owner, keys.jobs, keys.active(record.kind.rawValue), keys.epoch, keys.seq, keys.events, keys.finished].map {
+                    Array($0.utf8)
+                },
+                args: [
+                    Array(record.id.rawValue.utf8), Array(epoch.utf8), encoding, JSONWriter.encode(cancelled.json),
+                    Array(settings.node.utf8),
+                    Array(String(settings.streamLength).utf8),
+                ])
+        } catch {
+            return reply(.job(.failure(commandFailed(error))))
+        }
+        switch answer.string {
+        case "ok":
+            reply(.job(.success(cancelled)))
+        case "owned":
+            // A node took it meanwhile: cancel it there, as any running job.
+            viewQueue.async { [self] in cancel(record.id.rawValue, reply: reply, after: 0.2) }
+        default:
+            reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) is no longer queued"))))
+        }
+    }
+}
