@@ -10,7 +10,11 @@ import HeraldRedis
 extension ClusterEngine {
     /// Sends a page request to `node` and waits for its answer, on a global queue with a connection of
     /// its own (the wait must not hold up starts and cancels). Thread: any.
-    func forward(_ request: EngineRequest, to node: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+    /// `orElse`, when given, answers instead of `unavailable` when the node is gone or silent.
+    func forward(
+        _ request: EngineRequest, to node: String, reply: @escaping @Sendable (EngineReply) -> Void,
+        orElse fallback: (@Sendable () -> Void)? = nil
+    ) {
         guard case .page(let job, let offset, let limit) = request else { return }
         let settings = settings
         figures.withLock { $0.pagesForwarded += 1 }
@@ -23,17 +27,20 @@ extension ClusterEngine {
                 defer { connection.close() }
                 let heard = try connection.command("HGET", settings.keys.nodes, node).string.flatMap { Double($0) } ?? 0
                 guard Date().timeIntervalSince1970 - heard / 1000 <= settings.nodeTimeoutSeconds else {
+                    if let fallback { return fallback() }
                     return reply(.page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), is gone"))))
                 }
                 let fields = ClusterControl.page(job: job, offset: offset, limit: limit, reply: token).fields
                 _ = try connection.command(["XADD", settings.keys.control(node), "MAXLEN", "~", "1000", "*"] + fields)
                 let answer = try connection.command("BLPOP", listKey, String(format: "%.2f", wait))
                 guard let pair = answer.array, pair.count == 2, let bytes = pair[1].bytes else {
+                    if let fallback { return fallback() }
                     return reply(
                         .page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), did not answer within \(wait) s"))))
                 }
                 reply(.page(ForwardedPage.decode(bytes)))
             } catch {
+                if let fallback { return fallback() }
                 reply(.page(.failure(EngineError(.unavailable, "asking node \(node) for a page of job \(job): \(error)"))))
             }
         }

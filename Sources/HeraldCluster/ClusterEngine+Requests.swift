@@ -33,11 +33,19 @@ extension ClusterEngine {
         case .page(let job, let offset, let limit):
             viewQueue.async { [self] in
                 guard let record = view?.job(JobID(job)) else { return local.send(request, reply: reply) }
+                let fromRedis: @Sendable () -> Void = { [self] in
+                    commandQueue.async { [self] in reply(.page(readPage(of: record, offset: offset, limit: limit))) }
+                }
                 switch local.pageSource(for: record.kind) {
-                case .streamedResults, .log:
+                case .streamedResults:
                     // Kept in Redis as the events went by: any node reads them, even after the
                     // node that ran the job is gone.
-                    commandQueue.async { [self] in reply(.page(readPage(of: record, offset: offset, limit: limit))) }
+                    fromRedis()
+                case .log:
+                    // The node that ran it keeps every line (a flood skips some from the stream); once
+                    // it is gone, Redis has the streamed ones.
+                    guard let node = record.node, node != settings.node else { return local.send(request, reply: reply) }
+                    forward(request, to: node, reply: reply, orElse: fromRedis)
                 case .runningNode:
                     guard let node = record.node, node != settings.node else { return local.send(request, reply: reply) }
                     forward(request, to: node, reply: reply)

@@ -3,7 +3,9 @@ import Dispatch
 /// Taking over another cluster node's unfinished jobs when that node stopped (its lease ran out):
 /// this node becomes their owner, so their next events are its own.
 extension JobDispatcher {
-    /// Adopts `record`, a job that `node` held when it stopped. A queued or waiting job waits here.
+    /// Adopts `record`, a job that `node` held when it stopped, or that waited in the cluster's queue
+    /// (`node` "the queue"). A queued or waiting job waits here, without an event of its own: its next
+    /// one (`running`) says which node runs it.
     /// A running one lost its attempt: it is queued for another when its kind retries and attempts
     /// are left, else it fails naming the node. Thread: any; hops onto `queue`, never waits.
     public func adopt(_ record: JobRecord, from node: String) {
@@ -36,8 +38,6 @@ extension JobDispatcher {
                     }
                     statistics.recordFinish(kind: record.kind, state: .failed, seconds: nil)
                 }
-            } else {
-                emit(.job(adopted))
             }
             resolveDependents()
             pump()
