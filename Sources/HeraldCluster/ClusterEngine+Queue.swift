@@ -95,24 +95,33 @@ extension ClusterEngine {
     }
 
     /// After the view applied `entries`: a job queued for anyone, or one of this node's jobs that
-    /// ended (a slot is free), is a reason to look for room now. Thread: `viewQueue`.
+    /// ended (a slot is free), is a reason to look for room. A job started on another node is left a
+    /// moment to that node (it claims at once when it has room), so a job runs where it was started
+    /// unless that node is full. Thread: `viewQueue`.
     func noticeRoom(in entries: [ClusterEntry]) {
-        var kinds: Set<JobKind> = []
+        var now: Set<JobKind> = []
+        var soon: Set<JobKind> = []
         for entry in entries {
             guard case .job(let record) = entry.event else { continue }
-            if record.state == .queued && record.node == nil {
-                kinds.insert(record.kind)
+            if record.state == .queued && record.node == nil && entry.node != settings.node {
+                soon.insert(record.kind)
             } else if record.state.isTerminal && record.node == settings.node {
-                kinds.formUnion(runnable)
+                now.formUnion(runnable)
             }
         }
-        guard !kinds.isEmpty else { return }
-        let wanted = kinds.filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
-        commandQueue.async { [self] in claimWhereThereIsRoom(wanted) }
+        let claimNow = now.filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
+        let claimSoon = soon.subtracting(now).filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
+        if !claimNow.isEmpty { commandQueue.async { [self] in claimWhereThereIsRoom(claimNow) } }
+        if !claimSoon.isEmpty {
+            commandQueue.asyncAfter(deadline: .now() + Self.claimDeference) { [self] in claimWhereThereIsRoom(claimSoon) }
+        }
     }
 
+    /// How long a node leaves a job started elsewhere to the node that started it.
+    static let claimDeference = 0.1
+
     /// Cancels a job that waits in the cluster's queue, owned by nobody. Thread: `commandQueue`.
-    func cancelQueued(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void) {
+    func cancelQueued(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
         var cancelled = record
         do { try cancelled.move(to: .cancelled) } catch {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) already ended \(record.state.rawValue)"))))
@@ -139,8 +148,12 @@ extension ClusterEngine {
         case "ok":
             reply(.job(.success(cancelled)))
         case "owned":
-            // A node took it meanwhile: cancel it there, as any running job.
-            viewQueue.async { [self] in cancel(record.id.rawValue, reply: reply, after: 0.2) }
+            // A node took it meanwhile: cancel it there, as any running job, once this node's view
+            // says which node (its `running` event); a view that does not move says so.
+            guard tries < 10 else {
+                return reply(.job(.failure(EngineError(.unavailable, "job \(record.id) was just taken by a node; try again"))))
+            }
+            viewQueue.asyncAfter(deadline: .now() + 0.2) { [self] in cancel(record.id.rawValue, reply: reply, tries: tries + 1) }
         default:
             reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) is no longer queued"))))
         }

@@ -159,20 +159,15 @@ extension ClusterEngine {
 
     // MARK: - Cancels (view queue, then wherever the job runs)
 
-    /// The same, a little later (a job a node took from the queue just now). Thread: any.
-    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void, after delay: Double) {
-        viewQueue.asyncAfter(deadline: .now() + delay) { [self] in cancel(id, reply: reply) }
-    }
-
-    /// Thread: `viewQueue`.
-    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+    /// `tries`: how often a job that waited in the queue was found taken meanwhile. Thread: `viewQueue`.
+    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
         // A job this node just started may not be back from the stream yet: this node cancels it.
         guard let record = view?.job(JobID(id)) else { return local.send(.cancel(id), reply: reply) }
         if record.state.isTerminal {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
         }
         if record.node == nil && record.state == .queued {
-            return commandQueue.async { [self] in cancelQueued(record, reply: reply) }
+            return commandQueue.async { [self] in cancelQueued(record, reply: reply, tries: tries) }
         }
         guard let node = record.node, node != settings.node else { return local.send(.cancel(id), reply: reply) }
         commandQueue.async { [self] in
