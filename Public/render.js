@@ -62,6 +62,15 @@
     return parts.join(', ');
   }
 
+  // Where a job runs: "on gpu-1" (a remote worker, docs/workers.md), "on node n2" (a cluster node,
+  // docs/scaling.md), both, or nothing for a single server's own jobs.
+  function placeText(job) {
+    const worker = typeof job.worker === 'string' ? 'on ' + job.worker : '';
+    const node = typeof job.node === 'string' ? 'node ' + job.node : '';
+    if (worker && node) return worker + ' · ' + node;
+    return worker || (node ? 'on ' + node : '');
+  }
+
   function paramsSummary(job) {
     const p = job.params || {};
     switch (job.kind) {
@@ -195,7 +204,7 @@
       setText(row.querySelector('.job-kind'), kindNames[job.kind] || job.kind);
       const after = Array.isArray(job.after) && job.after.length > 0 ? ' · after ' + job.after.length + (job.after.length === 1 ? ' job' : ' jobs') : '';
       setText(row.querySelector('.job-params'), paramsSummary(job) + after);
-      setText(row.querySelector('.job-worker'), typeof job.worker === 'string' ? 'on ' + job.worker : '');
+      setText(row.querySelector('.job-worker'), placeText(job));
       const badge = row.querySelector('.job-state');
       setText(badge, stateWords[job.state] || job.state);
       badge.dataset.state = job.state;

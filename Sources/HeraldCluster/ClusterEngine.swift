@@ -27,6 +27,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let health = ClusterHealth()
     let viewQueue = DispatchQueue(label: "herald.cluster.view", qos: .userInitiated)
     let commandQueue = DispatchQueue(label: "herald.cluster.commands", qos: .userInitiated)
+    /// Set once, in `init` (their handlers need `self`); only read after.
     private(set) var publisher: ClusterPublisher!
     private(set) var tail: ClusterTail!
     let logger: @Sendable (String) -> Void
@@ -61,8 +62,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     var commandConnection: RedisConnection?
 
     /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
-    /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`). `logger` gets one line per
-    /// thing an operator should know (a new epoch, a gap); any thread.
+    /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`).
+    /// `logger` gets one line per thing an operator should know (a new epoch, a gap); any thread.
     public init(local: JobDispatcher, settings: ClusterSettings, logger: @escaping @Sendable (String) -> Void) {
         self.local = local
         self.settings = settings
