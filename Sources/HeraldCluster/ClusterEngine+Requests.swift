@@ -22,7 +22,8 @@ extension ClusterEngine {
             }
         case .cancel(let id):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
-            viewQueue.async { [self] in cancel(id, reply: reply) }
+            // A job this node just started may not be back from the stream yet: wait for it.
+            afterOwnEvents { [self] in cancel(id, reply: reply) }
         case .snapshot:
             afterOwnEvents { [self] in
                 guard let view else { return reply(.snapshot(local.snapshot())) }
