@@ -39,26 +39,11 @@ extension ClusterEngine {
         guard let parts = answer.array, let verdict = parts.first?.string else {
             return reply(.job(.failure(EngineError(.internalError, "Redis answered the start with \(answer)"))))
         }
-        switch verdict {
-        case "ok":
-            // The client may ask this node about the job at once: answers wait for its `queued` event.
-            if parts.count > 2, let seq = parts[2].integer { admittedThrough.withLock { $0 = max($0, seq) } }
-            reply(.job(.success(record)))
-            claimWhereThereIsRoom([JobKind(kind)])
-        case "existing":
-            guard parts.count == 3, let bytes = parts[2].bytes, let value = try? JSONParser.parse(bytes),
-                let existing = JobRecord(json: value)
-            else {
-                return reply(.job(.failure(EngineError(.busy, "a start with this requestId is still being admitted; try again"))))
-            }
-            reply(.job(.success(existing)))
-        default:
-            let other = parts.count > 1 ? (parts[1].string ?? "?") : "?"
-            viewQueue.async { [self] in
-                let state = view?.job(JobID(other))?.state.rawValue ?? "running"
-                reply(.job(.failure(EngineError(.busy, "a \(kind) is already \(state) (\(other)); wait for it or cancel it"))))
-            }
-        }
+        guard verdict == "ok" else { return answerNotAdmitted(parts, kind: kind, reply: reply) }
+        // The client may ask this node about the job at once: answers wait for its `queued` event.
+        if parts.count > 2, let seq = parts[2].integer { admittedThrough.withLock { $0 = max($0, seq) } }
+        reply(.job(.success(record)))
+        claimWhereThereIsRoom([JobKind(kind)])
     }
 
     /// Takes waiting jobs of `kinds` while this node has room for them. Thread: `commandQueue`.

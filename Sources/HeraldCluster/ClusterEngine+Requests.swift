@@ -54,8 +54,7 @@ extension ClusterEngine {
             }
         case .job(let id):
             afterOwnEvents { [self] in
-                // A job this node just started may not be back from the stream yet: its own record then.
-                guard let record = view?.job(JobID(id)) else { return local.send(request, reply: reply) }
+                guard let record = view?.job(JobID(id)) else { return lookUpElsewhere(id, reply: reply) }
                 reply(.job(.success(record)))
             }
         case .news:
@@ -78,6 +77,21 @@ extension ClusterEngine {
             }
         case .history:
             local.send(request, reply: reply)
+        }
+    }
+
+    /// A job this node's view does not hold (yet): this node's own record (one it just started with
+    /// dependencies), else the record in Redis (another node started it a moment ago), else
+    /// `not_found`. Thread: any.
+    func lookUpElsewhere(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+        local.send(.job(id)) { [self] answer in
+            if case .job(.success) = answer { return reply(answer) }
+            commandQueue.async { [self] in
+                guard let found = try? commands().command("HGET", settings.keys.jobs, id).bytes,
+                    let value = try? JSONParser.parse(found), let record = JobRecord(json: value)
+                else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
+                reply(.job(.success(record)))
+            }
         }
     }
 
@@ -107,30 +121,33 @@ extension ClusterEngine {
         guard let parts = answer.array, let verdict = parts.first?.string else {
             return reply(.job(.failure(EngineError(.internalError, "Redis answered the start with \(answer)"))))
         }
-        switch verdict {
-        case "existing":
+        guard verdict == "ok" else { return answerNotAdmitted(parts, kind: kind, reply: reply) }
+        var admitted = start
+        admitted.id = id
+        local.send(.start(admitted)) { [self] answer in
+            if case .job(.failure) = answer {
+                // Refused here (unknown kind, bad params): the reservation goes.
+                commandQueue.async { [self] in release(id, kind: kind, requestId: start.requestId) }
+            }
+            reply(answer)
+        }
+    }
+
+    /// The answer to a start the `admit` or `reserve` script did not admit: the job a repeated
+    /// `requestId` started, or `busy` naming a job of the kind that has not ended. Thread: any.
+    func answerNotAdmitted(_ parts: [RedisReply], kind: String, reply: @escaping @Sendable (EngineReply) -> Void) {
+        if parts.first?.string == "existing" {
             guard parts.count == 3, let bytes = parts[2].bytes, let value = try? JSONParser.parse(bytes),
                 let record = JobRecord(json: value)
             else {
                 return reply(.job(.failure(EngineError(.busy, "a start with this requestId is still being admitted; try again"))))
             }
-            reply(.job(.success(record)))
-        case "busy":
-            let other = parts.count > 1 ? (parts[1].string ?? "?") : "?"
-            viewQueue.async { [self] in
-                let state = view?.job(JobID(other))?.state.rawValue ?? "running"
-                reply(.job(.failure(EngineError(.busy, "a \(kind) is already \(state) (\(other)); wait for it or cancel it"))))
-            }
-        default:
-            var admitted = start
-            admitted.id = id
-            local.send(.start(admitted)) { [self] answer in
-                if case .job(.failure) = answer {
-                    // Refused here (unknown kind, bad params): the reservation goes.
-                    commandQueue.async { [self] in release(id, kind: kind, requestId: start.requestId) }
-                }
-                reply(answer)
-            }
+            return reply(.job(.success(record)))
+        }
+        let other = parts.count > 1 ? (parts[1].string ?? "?") : "?"
+        viewQueue.async { [self] in
+            let state = view?.job(JobID(other))?.state.rawValue ?? "running"
+            reply(.job(.failure(EngineError(.busy, "a \(kind) is already \(state) (\(other)); wait for it or cancel it"))))
         }
     }
 
@@ -162,8 +179,19 @@ extension ClusterEngine {
 
     /// `tries`: how often a job that waited in the queue was found taken meanwhile. Thread: `viewQueue`.
     func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
-        // A job this node just started may not be back from the stream yet: this node cancels it.
-        guard let record = view?.job(JobID(id)) else { return local.send(.cancel(id), reply: reply) }
+        guard let record = view?.job(JobID(id)) else {
+            // Not in this node's view (yet: another node started it a moment ago): Redis has it.
+            return lookUpElsewhere(id) { [self] answer in
+                guard case .job(.success(let found)) = answer else { return reply(answer) }
+                viewQueue.async { [self] in cancel(found, reply: reply, tries: tries) }
+            }
+        }
+        cancel(record, reply: reply, tries: tries)
+    }
+
+    /// Thread: `viewQueue`.
+    func cancel(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int) {
+        let id = record.id.rawValue
         if record.state.isTerminal {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
         }
@@ -237,18 +265,7 @@ extension ClusterEngine {
 
     /// The command queue's connection, made when there is none. Thread: `commandQueue`.
     func commands() throws(RedisError) -> RedisConnection {
-        if let commandConnection, !commandConnection.isBroken { return commandConnection }
-        commandConnection?.close()
-        commandConnection = nil
-        do {
-            let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: 3)
-            commandConnection = made
-            health.ok(.commands)
-            return made
-        } catch {
-            health.failed(.commands, error.description)
-            throw error
-        }
+        try commandLink.connection().connection
     }
 
     /// What a client is told when a Redis call failed. Thread: `commandQueue`.

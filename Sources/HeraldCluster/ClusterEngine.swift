@@ -18,7 +18,7 @@ import HeraldRedis
 ///
 /// Threads: `view`, `subscribers`, `resetHandlers` and `limits` are confined to `viewQueue`, where
 /// every subscriber call and every snapshot or resume reply runs (so they are in step, as the
-/// `JobEngine` contract asks). `commandConnection` is confined to `commandQueue`. The publisher and
+/// `JobEngine` contract asks). `commandLink` is confined to `commandQueue`. The publisher and
 /// the tail run on threads of their own. Everything else is immutable or guarded (`Protected`).
 public final class ClusterEngine: JobEngine, @unchecked Sendable {
     // @unchecked Sendable: mutable state is confined to the queues named above.
@@ -59,7 +59,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     var nextWaiter = 0
 
     // Confined to `commandQueue`:
-    var commandConnection: RedisConnection?
+    let commandLink: ClusterLink
 
     /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
     /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`).
@@ -70,6 +70,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         self.logger = logger
         self.figures = Protected(ClusterStatistics(node: settings.node))
         self.runnable = Set(local.runnableKinds)
+        self.commandLink = ClusterLink(.commands, settings: settings, health: health)
         publisher = ClusterPublisher(
             settings: settings, health: health,
             epochLost: { [weak self] in self?.logger("Redis refused an append: the stream has a new epoch") },

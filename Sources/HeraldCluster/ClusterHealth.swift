@@ -23,6 +23,11 @@ final class ClusterHealth: Sendable {
         failures.withLock { $0[link] = reason }
     }
 
+    /// Whether `link` worked last time it was used (or was not used yet).
+    func isWorking(_ link: Link) -> Bool {
+        failures.withLock { $0[link] == nil }
+    }
+
     /// Why the node is degraded, or nil when it is not.
     var degradedReason: String? {
         let now = failures.withLock { $0 }

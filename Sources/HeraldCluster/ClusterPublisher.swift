@@ -16,7 +16,7 @@ import HeraldRedis
 /// everything else runs on the publisher thread only.
 final class ClusterPublisher: @unchecked Sendable {
     // @unchecked Sendable: `pending`, `epoch`, `stopping` and `heartbeatDue` are guarded by `condition`;
-    // `connection` and `backoff` are touched only on the publisher thread.
+    // `link` is used only on the publisher thread.
     private let settings: ClusterSettings
     private let health: ClusterHealth
     private let condition = NSCondition()
@@ -31,8 +31,7 @@ final class ClusterPublisher: @unchecked Sendable {
     private var started = false
     /// Signalled when the thread ends.
     private let finished = DispatchSemaphore(value: 0)
-    private var connection: RedisConnection?
-    private var backoff = RedisBackoff()
+    private let link: ClusterLink
     /// Told on the publisher thread: Redis has a new epoch (its data is gone); the engine bootstraps again.
     private let epochLost: @Sendable () -> Void
     /// Told on the publisher thread: figures for the node's statistics.
@@ -47,6 +46,7 @@ final class ClusterPublisher: @unchecked Sendable {
     ) {
         self.settings = settings
         self.health = health
+        self.link = ClusterLink(.publisher, settings: settings, health: health)
         self.epochLost = epochLost
         self.measured = measured
     }
@@ -135,7 +135,7 @@ final class ClusterPublisher: @unchecked Sendable {
             let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
             inFlight = batch.count
             let epoch = self.epoch
-            let done = stopping && (pending.isEmpty || connection == nil)
+            let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
             condition.unlock()
             if done { break }
             if Date().timeIntervalSince(lastHeartbeat) >= 1, heartbeat() { lastHeartbeat = Date() }
@@ -148,37 +148,19 @@ final class ClusterPublisher: @unchecked Sendable {
             inFlight = 0
             condition.unlock()
         }
-        connection?.close()
+        link.close()
         finished.signal()
-    }
-
-    /// A connection, made now when there is none; nil (after a backoff pause) when Redis cannot be reached.
-    private func connected() -> RedisConnection? {
-        if let connection, !connection.isBroken { return connection }
-        connection?.close()
-        connection = nil
-        do {
-            let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: 3)
-            connection = made
-            backoff.reset()
-            health.ok(.publisher)
-            return made
-        } catch {
-            health.failed(.publisher, error.description)
-            Thread.sleep(forTimeInterval: backoff.nextDelay())
-            return nil
-        }
     }
 
     /// Tells the cluster this node is alive (`nodes`: name → milliseconds). Returns whether it did.
     private func heartbeat() -> Bool {
-        guard let connection = connected() else { return false }
+        guard let connection = link.connectionOrPause()?.connection else { return false }
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         do {
             _ = try connection.command("HSET", settings.keys.nodes, settings.node, now)
             return true
         } catch {
-            health.failed(.publisher, error.description)
+            link.failed(error)
             return false
         }
     }
@@ -186,17 +168,17 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Appends the batch with one pipeline; returns how many events are done with (appended, or
     /// refused for good). On a lost connection, what is left is tried again later.
     private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
-        guard let connection = connected() else { return 0 }
+        guard let connection = link.connectionOrPause()?.connection else { return 0 }
         let calls = batch.map { ClusterAppend(event: $0, node: settings.node, settings: settings).call(keys: settings.keys, epoch: epoch) }
         let began = Date()
         let replies: [RedisReply]
         do {
             replies = try connection.evaluateMany(ClusterScripts.append, calls)
         } catch {
-            health.failed(.publisher, error.description)
+            link.failed(error)
             return 0
         }
-        health.ok(.publisher)
+        link.worked()
         var refused: Set<JobID> = []
         for (index, reply) in replies.enumerated() {
             guard let message = reply.errorMessage else { continue }

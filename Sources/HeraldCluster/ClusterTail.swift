@@ -15,8 +15,9 @@ import Synchronization
 ///
 /// Threads: `start` and `stop` from any thread; everything else on the tail thread only.
 final class ClusterTail: @unchecked Sendable {
-    // @unchecked Sendable: `connection`, `position`, `controlPosition`, `epoch` and `backoff` are
-    // touched only on the tail thread; `stopping` is atomic.
+    // @unchecked Sendable: `link`, `position`, `controlPosition`, `epoch` and `needsBootstrap` are
+    // touched only on the starting thread before `start`, then only on the tail thread; `stopping`
+    // is atomic.
     struct Handlers: Sendable {
         /// A new view (first start, new epoch, or a gap): every viewer needs a snapshot.
         let bootstrapped: @Sendable (ClusterBootstrap) -> Void
@@ -31,8 +32,7 @@ final class ClusterTail: @unchecked Sendable {
     private let handlers: Handlers
     private let makeEpoch: @Sendable () -> String
     private let stopping = Atomic<Bool>(false)
-    private var connection: RedisConnection?
-    private var backoff = RedisBackoff()
+    private let link: ClusterLink
     private var epoch: String?
     private var position: Int64 = 0
     private var controlPosition: String?
@@ -43,6 +43,7 @@ final class ClusterTail: @unchecked Sendable {
         self.health = health
         self.makeEpoch = makeEpoch
         self.handlers = handlers
+        self.link = ClusterLink(.tail, settings: settings, health: health)
     }
 
     func start() {
@@ -58,26 +59,13 @@ final class ClusterTail: @unchecked Sendable {
     /// without Redis (`herald serve --redis` exits 2 when this throws). Thread: the starting thread,
     /// before `start`.
     func bootstrapNow() throws(ClusterFailure) {
-        let connection: RedisConnection
-        do {
-            connection = try RedisConnection(address: settings.address, connectTimeout: 2, commandTimeout: 3)
-        } catch {
-            throw .redis(error)
-        }
-        self.connection = connection
-        try bootstrap(connection)
+        try bootstrap(try joined())
     }
 
     /// Refuses to join when a node of the same name was heard from within `nodeTimeoutSeconds`: two
     /// nodes of one name would share a control stream and each other's jobs. Thread: the starting thread.
     func refuseIfNodeIsRunning() throws(ClusterFailure) {
-        let connection: RedisConnection
-        do {
-            connection = try RedisConnection(address: settings.address, connectTimeout: 2, commandTimeout: 3)
-        } catch {
-            throw .redis(error)
-        }
-        defer { connection.close() }
+        let connection = try joined()
         let heard: Double
         do { heard = try connection.command("HGET", settings.keys.nodes, settings.node).string.flatMap { Double($0) } ?? 0 } catch {
             throw .redis(error)
@@ -91,46 +79,38 @@ final class ClusterTail: @unchecked Sendable {
         }
     }
 
+    /// The tail's connection at start: Redis must answer (no retries). Thread: the starting thread.
+    private func joined() throws(ClusterFailure) -> RedisConnection {
+        do { return try link.connection().connection } catch { throw .redis(error) }
+    }
+
     private func run() {
         while !stopping.load(ordering: .relaxed) {
-            guard let connection = connected() else { continue }
+            guard let (connection, fresh) = link.connectionOrPause() else { continue }
             do throws(ClusterFailure) {
+                // Redis may have lost its data while this node could not see it.
+                if fresh, let epoch, try current(connection) != epoch { needsBootstrap = true }
                 if needsBootstrap { try bootstrap(connection) }
                 try read(connection)
-                health.ok(.tail)
+                link.worked()
             } catch {
-                health.failed(.tail, error.description)
+                link.failed(error)
                 if case .redis(let redisError) = error, redisError.isConnectionLost {
-                    connection.close()
-                    self.connection = nil
-                    Thread.sleep(forTimeInterval: backoff.nextDelay())
+                    link.close()
                 } else {
                     // Something Redis answered that a node cannot read: start again from a bootstrap.
                     handlers.log("reading the shared stream: \(error); bootstrapping again")
                     needsBootstrap = true
-                    Thread.sleep(forTimeInterval: backoff.nextDelay())
                 }
+                link.pause()
             }
         }
-        connection?.close()
+        link.close()
     }
 
-    private func connected() -> RedisConnection? {
-        if let connection, !connection.isBroken { return connection }
-        connection?.close()
-        connection = nil
-        do {
-            let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: 3)
-            connection = made
-            backoff.reset()
-            // Redis may have lost its data while this node could not see it.
-            if let epoch, try made.command("GET", settings.keys.epoch).string != epoch { needsBootstrap = true }
-            return made
-        } catch {
-            health.failed(.tail, error.description)
-            Thread.sleep(forTimeInterval: backoff.nextDelay())
-            return nil
-        }
+    /// The epoch Redis holds now (nil: none, its data is gone).
+    private func current(_ connection: RedisConnection) throws(ClusterFailure) -> String? {
+        do { return try connection.command("GET", settings.keys.epoch).string } catch { throw .redis(error) }
     }
 
     private func bootstrap(_ connection: RedisConnection) throws(ClusterFailure) {
@@ -168,9 +148,7 @@ final class ClusterTail: @unchecked Sendable {
         if let message = reply.errorMessage { throw .unexpected("XREAD: \(message)") }
         guard let streams = reply.array else {
             // A second without entries: is the stream still the one this node follows?
-            let current: String?
-            do { current = try connection.command("GET", settings.keys.epoch).string } catch { throw .redis(error) }
-            if current != epoch {
+            if try current(connection) != epoch {
                 handlers.log("Redis has a new epoch (its data was lost); bootstrapping again")
                 needsBootstrap = true
             }
