@@ -4,7 +4,6 @@ import HeraldEngine
 /// job it is about (so Redis can refuse it when the job is no longer this node's), the job's record
 /// when the event is a change of state, and the node's workers when they changed. A value.
 struct ClusterAppend {
-    let node: String
     let encoding: [UInt8]
     let job: JobID?
     let record: JobRecord?
@@ -13,8 +12,7 @@ struct ClusterAppend {
     /// For a `results` or `log` event: what to keep for pages ('results' or 'log', the cap, the items).
     let output: [[UInt8]]
 
-    init(event: SequencedEvent, node: String, settings: ClusterSettings) {
-        self.node = node
+    init(event: SequencedEvent, settings: ClusterSettings) {
         self.settings = settings
         encoding = event.json
         job = Self.job(of: event.event)
@@ -49,7 +47,7 @@ struct ClusterAppend {
         ]
         let args: [[UInt8]] =
             [
-                Array(epoch.utf8), Array(node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
+                Array(epoch.utf8), Array(settings.node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
                 record.map { JSONWriter.encode($0.json) } ?? [], Array((record?.state.isTerminal == true ? "1" : "").utf8),
                 Array(String(settings.streamLength).utf8), Array(String(settings.retainedFinishedJobs).utf8),
                 workers.map { JSONWriter.encode(.array($0.map(\.json))) } ?? [], Array(keys.prefix.utf8),

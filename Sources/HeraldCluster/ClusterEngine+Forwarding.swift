@@ -25,8 +25,7 @@ extension ClusterEngine {
             do {
                 let connection = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: wait + 2)
                 defer { connection.close() }
-                let heard = try connection.command("HGET", settings.keys.nodes, node).string.flatMap { Double($0) } ?? 0
-                guard Date().timeIntervalSince1970 - heard / 1000 <= settings.nodeTimeoutSeconds else {
+                guard try connection.secondsSinceHeard(from: node, keys: settings.keys) <= settings.nodeTimeoutSeconds else {
                     if let fallback { return fallback() }
                     return reply(.page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), is gone"))))
                 }

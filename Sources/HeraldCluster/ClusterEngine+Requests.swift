@@ -277,11 +277,10 @@ extension ClusterEngine {
     /// Throws `unavailable` when `node` has not said it is alive within `nodeTimeoutSeconds`.
     /// Thread: `commandQueue`.
     func requireAlive(_ node: String) throws {
-        let answer = try commands().command("HGET", settings.keys.nodes, node)
-        let last = answer.string.flatMap { Double($0) } ?? 0
-        let age = Date().timeIntervalSince1970 - last / 1000
+        let age = try commands().secondsSinceHeard(from: node, keys: settings.keys)
         guard age <= settings.nodeTimeoutSeconds else {
-            throw EngineError(.unavailable, "node \(node), which holds the job, has not been heard from for \(Int(age)) s")
+            let since = age.isFinite ? "for \(Int(age)) s" : "since it stopped"
+            throw EngineError(.unavailable, "node \(node), which holds the job, has not been heard from \(since)")
         }
     }
 }

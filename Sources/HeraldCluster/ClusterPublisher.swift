@@ -169,7 +169,7 @@ final class ClusterPublisher: @unchecked Sendable {
     /// refused for good). On a lost connection, what is left is tried again later.
     private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
         guard let connection = link.connectionOrPause()?.connection else { return 0 }
-        let calls = batch.map { ClusterAppend(event: $0, node: settings.node, settings: settings).call(keys: settings.keys, epoch: epoch) }
+        let calls = batch.map { ClusterAppend(event: $0, settings: settings).call(keys: settings.keys, epoch: epoch) }
         let began = Date()
         let replies: [RedisReply]
         do {

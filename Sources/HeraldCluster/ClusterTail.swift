@@ -66,11 +66,8 @@ final class ClusterTail: @unchecked Sendable {
     /// nodes of one name would share a control stream and each other's jobs. Thread: the starting thread.
     func refuseIfNodeIsRunning() throws(ClusterFailure) {
         let connection = try joined()
-        let heard: Double
-        do { heard = try connection.command("HGET", settings.keys.nodes, settings.node).string.flatMap { Double($0) } ?? 0 } catch {
-            throw .redis(error)
-        }
-        let age = Date().timeIntervalSince1970 - heard / 1000
+        let age: Double
+        do { age = try connection.secondsSinceHeard(from: settings.node, keys: settings.keys) } catch { throw .redis(error) }
         // A live node beats every second; one restarted after a crash may join at once.
         if age < min(3, settings.nodeTimeoutSeconds) {
             throw .refused(

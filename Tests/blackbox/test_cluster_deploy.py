@@ -11,7 +11,7 @@ import pytest
 import websocket  # websocket-client
 
 from conftest import REPO_ROOT, herald_binary, wait_for
-from test_nginx import NGINX, free_port
+from test_nginx import NGINX, Nginx
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not on this machine")
@@ -40,29 +40,8 @@ def test_node_template_uses_flags_the_binary_has():
 def test_three_nodes_behind_nginx_need_no_sticky_sessions(herald_factory, redis_factory, tmp_path):
     redis = redis_factory()
     nodes = [herald_factory("--redis", redis.url, "--node", f"n{index}") for index in (1, 2, 3)]
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")], check=True, capture_output=True)
-    port = free_port()
-    site = (REPO_ROOT / "deploy" / "nginx-cluster.conf").read_text()
-    site = (site.replace("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;")
-                .replace("/etc/ssl/certs/herald.pem", str(tmp_path / "cert.pem"))
-                .replace("/etc/ssl/private/herald.key", str(tmp_path / "key.pem")))
-    for index, node in enumerate(nodes):
-        site = site.replace(f"server 127.0.0.1:808{index + 1} ", f"server 127.0.0.1:{node.port} ")
-    assert all(str(node.port) in site for node in nodes), "the deploy file still has the lines this test swaps"
-    (tmp_path / "nginx.conf").write_text(f"""
-        daemon off;
-        pid {tmp_path}/nginx.pid;
-        error_log {tmp_path}/error.log;
-        events {{ worker_connections 256; }}
-        http {{
-            access_log off;
-            client_body_temp_path {tmp_path}/body;
-            proxy_temp_path {tmp_path}/proxy;
-            {site}
-        }}""")
-    process = subprocess.Popen([NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    nginx = Nginx("nginx-cluster.conf", {8081 + index: node.port for index, node in enumerate(nodes)}, tmp_path)
+    port = nginx.port
     try:
         def healthz():
             result = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{port}/healthz"], capture_output=True, text=True, timeout=10)
@@ -92,5 +71,4 @@ def test_three_nodes_behind_nginx_need_no_sticky_sessions(herald_factory, redis_
             wait_for(ended, what="the search's end on every viewer", interval=0)
             socket.close()
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        nginx.stop()

@@ -2,6 +2,7 @@
 in front of the real Herald; the websocat smoke test and a REST call go through it."""
 
 import json
+import re
 import shutil
 import socket
 import subprocess
@@ -23,39 +24,52 @@ def free_port():
         return probe.getsockname()[1]
 
 
+class Nginx:
+    """A deploy file's site run by a real nginx on a free loopback port, with a certificate made here:
+    `backends` maps each `server 127.0.0.1:PORT` of the file to a running server's port."""
+
+    def __init__(self, deploy_file: str, backends: dict, tmp_path: Path):
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                        "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
+                       check=True, capture_output=True)
+        self.port = free_port()
+        site = (REPO_ROOT / "deploy" / deploy_file).read_text()
+        site = (site.replace("listen 443 ssl;", f"listen 127.0.0.1:{self.port} ssl;")
+                    .replace("/etc/ssl/certs/herald.pem", str(tmp_path / "cert.pem"))
+                    .replace("/etc/ssl/private/herald.key", str(tmp_path / "key.pem")))
+        for deployed, running in backends.items():
+            site = re.sub(rf"server 127\.0\.0\.1:{deployed}\b", f"server 127.0.0.1:{running}", site)
+        assert all(f"127.0.0.1:{running}" in site for running in backends.values()) and str(self.port) in site, \
+            "the deploy file still has the lines this test swaps"
+        (tmp_path / "nginx.conf").write_text(f"""
+            daemon off;
+            pid {tmp_path}/nginx.pid;
+            error_log {tmp_path}/error.log;
+            events {{ worker_connections 256; }}
+            http {{
+                access_log off;
+                client_body_temp_path {tmp_path}/body;
+                proxy_temp_path {tmp_path}/proxy;
+                {site}
+            }}""")
+        self.process = subprocess.Popen([NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+        def listening():
+            with socket.socket() as probe:
+                return probe.connect_ex(("127.0.0.1", self.port)) == 0
+        wait_for(listening, what="nginx to listen")
+
+    def stop(self):
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
 @pytest.fixture
 def proxy(herald, tmp_path):
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
-                    "-keyout", str(tmp_path / "key.pem"), "-out", str(tmp_path / "cert.pem")],
-                   check=True, capture_output=True)
-    port = free_port()
-    site = (REPO_ROOT / "deploy" / "nginx.conf").read_text()
-    site = (site.replace("listen 443 ssl;", f"listen 127.0.0.1:{port} ssl;")
-                .replace("server 127.0.0.1:8080;", f"server 127.0.0.1:{herald.port};")
-                .replace("/etc/ssl/certs/herald.pem", str(tmp_path / "cert.pem"))
-                .replace("/etc/ssl/private/herald.key", str(tmp_path / "key.pem")))
-    assert str(herald.port) in site and str(port) in site, "the deploy file still has the lines this test swaps"
-    (tmp_path / "nginx.conf").write_text(f"""
-        daemon off;
-        pid {tmp_path}/nginx.pid;
-        error_log {tmp_path}/error.log;
-        events {{ worker_connections 256; }}
-        http {{
-            access_log off;
-            client_body_temp_path {tmp_path}/body;
-            proxy_temp_path {tmp_path}/proxy;
-            {site}
-        }}""")
-    process = subprocess.Popen([NGINX, "-c", str(tmp_path / "nginx.conf"), "-p", str(tmp_path)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-    def listening():
-        with socket.socket() as probe:
-            return probe.connect_ex(("127.0.0.1", port)) == 0
-    wait_for(listening, what="nginx to listen")
-    yield port
-    process.terminate()
-    process.wait(timeout=10)
+    nginx = Nginx("nginx.conf", {8080: herald.port}, tmp_path)
+    yield nginx.port
+    nginx.stop()
 
 
 def test_websocket_and_rest_through_nginx_with_tls(herald, proxy):

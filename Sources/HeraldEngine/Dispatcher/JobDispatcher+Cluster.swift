@@ -3,27 +3,13 @@ import Dispatch
 /// What a cluster node asks of its dispatcher besides the `JobEngine` messages: to check a start
 /// before the cluster admits it, and whether it has room to run one more job of a kind.
 extension JobDispatcher {
-    /// Checks `request` as a start would (request id, kind, params, dependencies), without making a
-    /// job: the params normalised (defaults filled in), or why it would be refused. `reply` runs on
+    /// Checks `request` as a start would (request id, kind, params; not dependencies, which only a
+    /// start with `after` has, and which the node that takes it checks), without making a job: the params normalised (defaults filled in), or why it would be refused. `reply` runs on
     /// `queue`. Thread: any; never waits.
     public func check(_ request: StartRequest, reply: @escaping @Sendable (Result<JSONObject, EngineError>) -> Void) {
         queue.async { [self] in
-            if let requestId = request.requestId, requestId.isEmpty || requestId.utf8.count > 128 {
-                return reply(.failure(.badRequest(field: "requestId", "must be 1 to 128 bytes")))
-            }
-            guard !isShuttingDown else { return reply(.failure(EngineError(.shuttingDown, "the server is shutting down"))) }
-            let kind = JobKind(request.kind)
-            guard kind != .ticker || configuration.enableTicker, let runner = runners[kind] else {
-                let known = offeredKinds.map(\.rawValue)
-                return reply(
-                    .failure(
-                        EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))")))
-            }
-            do throws(EngineError) {
-                reply(.success(try runner.validate(request.params, environment: environment)))
-            } catch {
-                reply(.failure(error))
-            }
+            if let refusal = requestIdRefusal(request) { return reply(.failure(refusal)) }
+            reply(checkedParams(request))
         }
     }
 
@@ -33,13 +19,9 @@ extension JobDispatcher {
     public func hasRoom(for kind: JobKind) -> Bool {
         queue.sync {
             guard !isShuttingDown else { return false }
-            let runningOfKind = running.values.filter { $0.context.kind == kind }.count
-            guard runningOfKind < configuration.limit(for: kind).maxConcurrent else { return false }
             // Queued jobs of its own come first.
             let waiting = order.contains { jobs[$0]?.state == .queued && jobs[$0]?.kind == kind }
-            guard !waiting else { return false }
-            if workerPool.pick(kind) != nil { return true }
-            return running.count - workerPool.heldCount < configuration.workers && runners[kind]?.runsLocally == true
+            return !waiting && freeSlot(for: kind) != nil
         }
     }
 

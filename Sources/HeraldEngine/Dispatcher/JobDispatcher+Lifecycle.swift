@@ -5,21 +5,16 @@ import Foundation
 extension JobDispatcher {
     func startOnQueue(_ request: StartRequest) -> Result<JobRecord, EngineError> {
         dispatchPrecondition(condition: .onQueue(queue))
-        if let requestId = request.requestId {
-            guard !requestId.isEmpty, requestId.utf8.count <= 128 else {
-                return .failure(.badRequest(field: "requestId", "must be 1 to 128 bytes"))
-            }
-            if let existing = requestIds[requestId], let record = jobs[existing] { return .success(record) }
-        }
-        guard !isShuttingDown else { return .failure(EngineError(.shuttingDown, "the server is shutting down")) }
-        let kind = JobKind(request.kind)
-        guard kind != .ticker || configuration.enableTicker, let runner = runners[kind] else {
-            let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
-            return .failure(
-                EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
+        if let refusal = requestIdRefusal(request) { return .failure(refusal) }
+        if let requestId = request.requestId, let existing = requestIds[requestId], let record = jobs[existing] {
+            return .success(record)
         }
         let params: JSONObject
-        do { params = try runner.validate(request.params, environment: environment) } catch { return .failure(error) }
+        switch checkedParams(request) {
+        case .success(let checked): params = checked
+        case .failure(let refusal): return .failure(refusal)
+        }
+        let kind = JobKind(request.kind)
 
         var after: [JobID] = []
         for text in request.after {
@@ -49,6 +44,29 @@ extension JobDispatcher {
         pump()
         forgetOldJobs()
         return .success(jobs[record.id] ?? record)
+    }
+
+    /// Why a start's `requestId` is refused, if it is. Thread: `queue`.
+    func requestIdRefusal(_ request: StartRequest) -> EngineError? {
+        guard let requestId = request.requestId, requestId.isEmpty || requestId.utf8.count > 128 else { return nil }
+        return .badRequest(field: "requestId", "must be 1 to 128 bytes")
+    }
+
+    /// What every start must pass before a job is made (the server takes jobs, the kind is offered,
+    /// its params are valid): the params normalised, or the refusal. Thread: `queue`.
+    func checkedParams(_ request: StartRequest) -> Result<JSONObject, EngineError> {
+        guard !isShuttingDown else { return .failure(EngineError(.shuttingDown, "the server is shutting down")) }
+        let kind = JobKind(request.kind)
+        guard kind != .ticker || configuration.enableTicker, let runner = runners[kind] else {
+            let known = runners.keys.filter { $0 != .ticker || configuration.enableTicker }.map(\.rawValue).sorted()
+            return .failure(
+                EngineError(.unknownKind, "unknown job kind \"\(request.kind)\"; known kinds: \(known.joined(separator: ", "))"))
+        }
+        do throws(EngineError) {
+            return .success(try runner.validate(request.params, environment: environment))
+        } catch {
+            return .failure(error)
+        }
     }
 
     private func rememberRequest(_ requestId: String, _ id: JobID) {
@@ -137,14 +155,29 @@ extension JobDispatcher {
                 record.after.allSatisfy({ jobs[$0]?.state == .succeeded })
             else { continue }
             if let due = retryAt[id], due > clock.now { continue }
-            let runningOfKind = running.values.filter { $0.context.kind == record.kind }.count
-            guard runningOfKind < configuration.limit(for: record.kind).maxConcurrent else { continue }
-            if let session = workerPool.pick(record.kind) {
-                launchRemote(record, on: session)
-            } else if running.count - workerPool.heldCount < configuration.workers, runners[record.kind]?.runsLocally == true {
-                launch(record)
+            switch freeSlot(for: record.kind) {
+            case .worker(let session): launchRemote(record, on: session)
+            case .here: launch(record)
+            case nil: continue
             }
         }
+    }
+
+    /// Where one more job of a kind would run now.
+    enum Slot {
+        case worker(WorkerSession)
+        case here
+    }
+
+    /// A place for one more job of `kind`, within the kind's limit: a remote worker with a free slot
+    /// that runs it first, else here while local workers are free and the kind has a command; nil
+    /// when there is none. Thread: `queue`.
+    func freeSlot(for kind: JobKind) -> Slot? {
+        let runningOfKind = running.values.filter { $0.context.kind == kind }.count
+        guard runningOfKind < configuration.limit(for: kind).maxConcurrent else { return nil }
+        if let session = workerPool.pick(kind) { return .worker(session) }
+        if running.count - workerPool.heldCount < configuration.workers, runners[kind]?.runsLocally == true { return .here }
+        return nil
     }
 
     /// Moves a queued job to `running` with a fresh context: the part of a launch that local and
