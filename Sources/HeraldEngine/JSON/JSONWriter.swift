@@ -1,5 +1,9 @@
 /// Serialises `JSONValue` to compact UTF-8 JSON. Hand-written because every event is encoded once on
 /// the hot path of fan-out, and Foundation's encoder would cost more than the rest of the event.
+///
+/// The scalar writers (`writeInt`, `writeDouble`, `writeNumber`, `writeString`) are the one way each
+/// scalar is spelled; the hand-written event encoders (`WireEncoder+Progress`) call them too, so a
+/// fast path cannot drift from the general one in how a string is escaped or a number is written.
 public enum JSONWriter {
     public static func encode(_ value: JSONValue) -> [UInt8] {
         var out: [UInt8] = []
@@ -14,9 +18,9 @@ public enum JSONWriter {
 
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
-        case .null: out.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
-        case .bool(let b): out.append(contentsOf: Array((b ? "true" : "false").utf8))
-        case .int(let i): out.append(contentsOf: Array(String(i).utf8))
+        case .null: writeNull(into: &out)
+        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .int(let i): writeInt(i, into: &out)
         case .double(let d): writeDouble(d, into: &out)
         case .string(let s): writeString(s, into: &out)
         case .array(let items):
@@ -38,33 +42,65 @@ public enum JSONWriter {
         }
     }
 
+    static func writeNull(into out: inout [UInt8]) {
+        out.append(contentsOf: "null".utf8)
+    }
+
+    /// Decimal digits, written straight into `out` (no intermediate `String`): the same text as `String(i)`.
+    static func writeInt(_ i: Int64, into out: inout [UInt8]) {
+        if i < 0 { out.append(UInt8(ascii: "-")) }
+        var magnitude = i.magnitude
+        let first = out.count
+        repeat {
+            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        out[first...].reverse()
+    }
+
     /// A double is written so that it parses back as the same double: Swift's shortest round-trip
     /// form, which always has a `.` or an exponent (`3.0`, `0.1`, `1e+16`), so `.double(3)` does not
     /// come back as `.int(3)`. Every `JSONValue` but a non-finite double thus survives a write and a
     /// parse unchanged, which is what lets a node rebuild an event from another node's bytes and
     /// encode it again to the same bytes (`WireDecoder`). For a typed number that reads better
     /// without `.0` (progress, limits), `JSONValue.number` makes an `.int` of an integral value.
-    private static func writeDouble(_ d: Double, into out: inout [UInt8]) {
+    static func writeDouble(_ d: Double, into out: inout [UInt8]) {
         // JSON has no NaN or infinity: such a value is written as null (and reads back as null).
-        guard d.isFinite else { out.append(contentsOf: Array("null".utf8)); return }
-        out.append(contentsOf: Array(String(d).utf8))
+        guard d.isFinite else { return writeNull(into: &out) }
+        out.append(contentsOf: d.description.utf8)
+    }
+
+    /// What `write(.number(d))` writes, without making the `JSONValue`: null when not finite, an
+    /// integer when integral and below 1e15 in magnitude, the double otherwise.
+    static func writeNumber(_ d: Double, into out: inout [UInt8]) {
+        guard d.isFinite else { return writeNull(into: &out) }
+        if d.rounded() == d && abs(d) < 1e15 { return writeInt(Int64(d), into: &out) }
+        writeDouble(d, into: &out)
     }
 
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    private static func writeString(_ s: String, into out: inout [UInt8]) {
+    /// A quoted string. Runs of bytes that need no escape (nearly all of them) are copied at once.
+    static func writeString(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        for byte in s.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: out.append(byte)
+        var s = s
+        s.withUTF8 { bytes in
+            var run = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+                if run < index { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run..<index])) }
+                run = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): out.append(contentsOf: [0x5C, 0x22])
+                case UInt8(ascii: "\\"): out.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+                case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+                default: out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                }
             }
+            if run < bytes.count { out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[run...])) }
         }
         out.append(UInt8(ascii: "\""))
     }

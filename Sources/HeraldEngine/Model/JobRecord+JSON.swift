@@ -74,6 +74,7 @@ extension JobProgress {
     /// `message`, `rate`, `eta`; `message`, `rate` and `eta` are null until known. The one encoding
     /// of progress, for the job object and the `progress` event alike (docs/protocol.md). The three
     /// numbers are `JSONValue.number`: `"fraction":1`, not `1.0`; they read back as the same doubles.
+    /// The `progress` event writes the same fields by hand (`WireEncoder+Progress`): change both.
     func write(into object: inout JSONObject) {
         object["completed"] = .int(completed)
         object["total"] = .int(total)

@@ -2,7 +2,18 @@
 public enum WireEncoder {
     public static let protocolVersion: Int64 = 1
 
+    /// An event's wire encoding. A `progress` event (the one the stream carries most of, up to
+    /// hundreds of thousands a second from one ticker) is written by hand, field by field
+    /// (`WireEncoder+Progress`); every other event is written from `object(event:seq:ts:)`. Both give
+    /// the same bytes (`WireEncoderFastPathTests` checks it on many random events).
     public static func encode(event: EngineEvent, seq: Int64, ts: Int64) -> [UInt8] {
+        if case .progress(let job, let progress) = event { return encodeProgress(job: job, progress, seq: seq, ts: ts) }
+        return JSONWriter.encode(.object(object(event: event, seq: seq, ts: ts)))
+    }
+
+    /// The event as a JSON object: the definition of each event's fields and their order
+    /// (docs/protocol.md). `encode(event:seq:ts:)` writes exactly what `JSONWriter` writes for it.
+    public static func object(event: EngineEvent, seq: Int64, ts: Int64) -> JSONObject {
         var object: JSONObject
         switch event {
         case .job(let record):
@@ -20,7 +31,7 @@ public enum WireEncoder {
         case .workers(let workers):
             object = ["type": "workers", "seq": .int(seq), "ts": .int(ts), "workers": .array(workers.map(\.json))]
         }
-        return JSONWriter.encode(.object(object))
+        return object
     }
 
     /// Why a snapshot is being sent: on connect, for a resume that could not be served from the log,
