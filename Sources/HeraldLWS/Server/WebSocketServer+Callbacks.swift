@@ -66,6 +66,7 @@ extension WebSocketServer {
         guard let id = ids.removeValue(forKey: wsi) else { return }
         sockets.removeValue(forKey: id)
         hub.closed(id, into: &actions)
+        noteBacklog()
     }
 
     /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
@@ -73,6 +74,15 @@ extension WebSocketServer {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
         hub.deliver(drained, now: now, into: &actions)
+        noteBacklog()
+    }
+
+    /// Tells the inbox how many connections are backlogged (the benchmark ticker's pacing reads it).
+    /// After every delivery, write and close, not only after deliveries: a producer that waits for
+    /// backlogs to shrink posts nothing, so a gauge refreshed only by deliveries would say "behind"
+    /// until the producer gave up (measured: one client, a ticker at rate 0, stalled for the rest of
+    /// its run after its first megabyte of backlog). Two relaxed stores.
+    func noteBacklog() {
         let backlog = hub.backlogCount
         inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
     }
@@ -93,6 +103,7 @@ extension WebSocketServer {
                 lws_write(wsi, buffer.baseAddress, buffer.count, LWS_WRITE_HTTP)
             }
             guard LWSResult.succeeded(Int32(clamping: written), "lws_write", logger: logger) else { return .close }
+            noteBacklog()
             if more { lws_callback_on_writable(wsi) }
             return .proceed
         }

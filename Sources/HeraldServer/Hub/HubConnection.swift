@@ -22,6 +22,8 @@ final class HubConnection {
     }
     /// The ring entry to send next, while live (`FrameRing`); nil otherwise.
     var cursor: Int64?
+    /// Whether the hub's count of backlogged connections includes this one (`StreamHub.backlogCount`).
+    var countedAsBacklogged = false
     /// The message being received, across fragments.
     var inbound: [UInt8] = []
     var inboundIsBinary = false

@@ -15,15 +15,32 @@ extension StreamHub {
     /// pacing (`DeliveryInbox.deliveryIsBehind`): a quarter of the ring.
     public var backlogThreshold: Int { ring.capacityBytes / 4 }
 
-    /// Connections more than `backlogThreshold` bytes behind, and all connections. O(connections):
-    /// counted once per turn, beside fan-out that already touches each one.
-    public var backlogCount: (backlogged: Int, total: Int) {
-        let threshold = backlogThreshold
-        let backlogged = connections.values.reduce(0) { count, connection in
-            let behind = connection.outbox.pendingBytes + (connection.cursor.map { ring.backlogBytes(from: $0) } ?? 0)
-            return count + (behind > threshold ? 1 : 0)
+    /// Connections more than `backlogThreshold` bytes behind, and all connections. O(1): counted
+    /// again after every delivery (`recountBacklog`, beside fan-out that already touches each
+    /// connection), and kept exact in between as connections write (`writable`) and close.
+    public var backlogCount: (backlogged: Int, total: Int) { (backloggedConnections, connections.count) }
+
+    func isBacklogged(_ connection: HubConnection) -> Bool {
+        let behind = connection.outbox.pendingBytes + (connection.cursor.map { ring.backlogBytes(from: $0) } ?? 0)
+        return behind > backlogThreshold
+    }
+
+    /// Counts the backlogged connections. O(connections), once per delivery: deliveries are what make
+    /// backlogs grow (a reply between them is counted at the next one); writes only shrink them.
+    mutating func recountBacklog() {
+        var count = 0
+        for connection in connections.values {
+            connection.countedAsBacklogged = isBacklogged(connection)
+            if connection.countedAsBacklogged { count += 1 }
         }
-        return (backlogged, connections.count)
+        backloggedConnections = count
+    }
+
+    /// A connection wrote (or was resynced): it leaves the count once it is no longer behind.
+    mutating func recountBacklog(of connection: HubConnection) {
+        guard connection.countedAsBacklogged, !isBacklogged(connection) else { return }
+        connection.countedAsBacklogged = false
+        backloggedConnections -= 1
     }
 
     /// How many ordered deliveries to take from the inbox this turn.
@@ -37,6 +54,7 @@ extension StreamHub {
     /// events from under (its cursor fell off the tail) is a slow client and is resynced.
     public mutating func deliver(_ drained: DeliveryInbox.Drained, now: Double, into actions: inout [HubAction]) {
         uptime = now
+        defer { recountBacklog() }
         if drained.stopRequested { beginClosing(into: &actions) }
         if drained.streamReset {
             // Seqs start again in a new epoch: nothing in the ring can be resumed from any more.

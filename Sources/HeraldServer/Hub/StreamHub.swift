@@ -19,6 +19,8 @@ public struct StreamHub {
     let epoch: String
 
     var connections: [ConnectionID: HubConnection] = [:]
+    /// How many of `connections` are more than `backlogThreshold` behind (`backlogCount`).
+    var backloggedConnections = 0
     /// The live stream, framed once and shared by every connection.
     var ring: FrameRing
     var handshakes: [ConnectionID: PendingHandshake] = [:]
@@ -118,6 +120,7 @@ public struct StreamHub {
         handshakes.removeValue(forKey: id)
         pendingHTTP.remove(id)
         guard let connection = connections.removeValue(forKey: id) else { return }
+        if connection.countedAsBacklogged { backloggedConnections -= 1 }
         guard !connection.isEcho else { return }
         if connection.isWorker || connection.isWorkerHelloPending { actions.append(.detachWorker(id)) }
         metrics.connectionsOpen = connections.count
@@ -152,6 +155,7 @@ public struct StreamHub {
     ) -> WriteStep {
         buffer.removeAll(keepingCapacity: true)
         guard let connection = connections[id] else { return .idle }
+        defer { recountBacklog(of: connection) }
         if connection.cursor.map({ $0 < ring.firstIndex }) == true {
             // Fell off the ring since the last delivery (a delivery checks too; this is the backstop).
             fellBehind(connection, now: uptime, into: &actions)
