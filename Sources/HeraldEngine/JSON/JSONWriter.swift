@@ -19,7 +19,7 @@ public enum JSONWriter {
     public static func write(_ value: JSONValue, into out: inout [UInt8]) {
         switch value {
         case .null: writeNull(into: &out)
-        case .bool(let b): out.append(contentsOf: b ? "true".utf8 : "false".utf8)
+        case .bool(let b): writeRaw(b ? "true" : "false", into: &out)
         case .int(let i): writeInt(i, into: &out)
         case .double(let d): writeDouble(d, into: &out)
         case .string(let s): writeString(s, into: &out)
@@ -43,19 +43,29 @@ public enum JSONWriter {
     }
 
     static func writeNull(into out: inout [UInt8]) {
-        out.append(contentsOf: "null".utf8)
+        writeRaw("null", into: &out)
     }
 
-    /// Decimal digits, written straight into `out` (no intermediate `String`): the same text as `String(i)`.
+    /// Decimal digits, made in a buffer on the stack and appended at once (no intermediate `String`):
+    /// the same text as `String(i)`.
     static func writeInt(_ i: Int64, into out: inout [UInt8]) {
         if i < 0 { out.append(UInt8(ascii: "-")) }
         var magnitude = i.magnitude
-        let first = out.count
-        repeat {
-            out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        out[first...].reverse()
+        // 20 digits hold any UInt64, so any Int64's magnitude.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var first = digits.count
+            repeat {
+                first -= 1
+                digits[first] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[first...]))
+        }
+    }
+
+    /// Appends fixed text (a key and its punctuation) from the binary's constant bytes.
+    static func writeRaw(_ text: StaticString, into out: inout [UInt8]) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A double is written so that it parses back as the same double: Swift's shortest round-trip

@@ -9,23 +9,23 @@ extension WireEncoder {
     static func encodeProgress(job: JobID, _ progress: JobProgress, seq: Int64, ts: Int64) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(160 + job.rawValue.utf8.count + (progress.message?.utf8.count ?? 0))
-        out.append(contentsOf: #"{"type":"progress","seq":"#.utf8)
+        JSONWriter.writeRaw(#"{"type":"progress","seq":"#, into: &out)
         JSONWriter.writeInt(seq, into: &out)
-        out.append(contentsOf: #","ts":"#.utf8)
+        JSONWriter.writeRaw(#","ts":"#, into: &out)
         JSONWriter.writeInt(ts, into: &out)
-        out.append(contentsOf: #","job":"#.utf8)
+        JSONWriter.writeRaw(#","job":"#, into: &out)
         JSONWriter.writeString(job.rawValue, into: &out)
-        out.append(contentsOf: #","completed":"#.utf8)
+        JSONWriter.writeRaw(#","completed":"#, into: &out)
         JSONWriter.writeInt(progress.completed, into: &out)
-        out.append(contentsOf: #","total":"#.utf8)
+        JSONWriter.writeRaw(#","total":"#, into: &out)
         JSONWriter.writeInt(progress.total, into: &out)
-        out.append(contentsOf: #","fraction":"#.utf8)
+        JSONWriter.writeRaw(#","fraction":"#, into: &out)
         JSONWriter.writeNumber(progress.fraction, into: &out)
-        out.append(contentsOf: #","message":"#.utf8)
+        JSONWriter.writeRaw(#","message":"#, into: &out)
         if let message = progress.message { JSONWriter.writeString(message, into: &out) } else { JSONWriter.writeNull(into: &out) }
-        out.append(contentsOf: #","rate":"#.utf8)
+        JSONWriter.writeRaw(#","rate":"#, into: &out)
         if let rate = progress.rate { JSONWriter.writeNumber(rate, into: &out) } else { JSONWriter.writeNull(into: &out) }
-        out.append(contentsOf: #","eta":"#.utf8)
+        JSONWriter.writeRaw(#","eta":"#, into: &out)
         if let eta = progress.eta { JSONWriter.writeNumber(eta, into: &out) } else { JSONWriter.writeNull(into: &out) }
         out.append(UInt8(ascii: "}"))
         return out
