@@ -1,7 +1,9 @@
 /// Something that happened, before it has a place in the stream.
 public enum EngineEvent: Sendable, Hashable {
-    /// A job changed state (or was created).
-    case job(JobRecord)
+    /// A job changed state (or was created). Boxed (`indirect`): a job record is 280 bytes, and
+    /// every event, progress too, would otherwise be that large wherever it is copied (the event log,
+    /// each batch, the inbox); unboxed, the largest case is progress, about 75 bytes.
+    indirect case job(JobRecord)
     /// A job's progress moved.
     case progress(job: JobID, JobProgress)
     /// A batch of a job's results (search matches).

@@ -5,8 +5,9 @@ import HeraldEngine
 public enum Delivery: Sendable {
     /// A numbered event, in `seq` order.
     case event(SequencedEvent)
-    /// The engine's answer to a request the hub sent with this ticket.
-    case answer(HubTicket, EngineReply)
+    /// The engine's answer to a request the hub sent with this ticket. Boxed (`indirect`): a reply
+    /// can hold a whole job record, and every delivery, each event too, would be as large.
+    indirect case answer(HubTicket, EngineReply)
     /// A static file read for an HTTP exchange (or the 404 that stands for it).
     case file(ConnectionID, HTTPResponse)
     /// Something the engine tells one attached worker.
