@@ -78,7 +78,8 @@ def main(path):
     out = []
     out.append("Machine: {} cores, {}, {} GiB; {}; Herald at {}{}; load average at start {}, at end {}; {} s of measuring{}.".format(
         machine.get("nproc"), machine.get("cpu"), machine.get("mem_gib"), machine.get("date"),
-        machine.get("commit", "?"), " with uncommitted changes in Sources/" if machine.get("sources_dirty") else "",
+        machine.get("commit", "?") if "herald_bin" not in machine else "the binary " + machine["herald_bin"],
+        " with uncommitted changes in Sources/" if machine.get("sources_dirty") and "herald_bin" not in machine else "",
         machine.get("load_start"), machine_end.get("load_end"), machine_end.get("seconds"),
         " (--quick: one run each)" if machine.get("quick") else ""))
     out.append("")
