@@ -5,13 +5,14 @@ import HeraldEngine
 public enum Delivery: Sendable {
     /// A numbered event, in `seq` order.
     case event(SequencedEvent)
-    /// The engine's answer to a request the hub sent with this ticket. Boxed (`indirect`): a reply
-    /// can hold a whole job record, and every delivery, each event too, would be as large.
+    /// The engine's answer to a request the hub sent with this ticket. This case and the next two
+    /// are boxed (`indirect`): a reply can hold a whole job record, a response its headers, and every
+    /// delivery, each event too, would be as large as the largest (304 bytes; boxed, about 100).
     indirect case answer(HubTicket, EngineReply)
     /// A static file read for an HTTP exchange (or the 404 that stands for it).
-    case file(ConnectionID, HTTPResponse)
+    indirect case file(ConnectionID, HTTPResponse)
     /// Something the engine tells one attached worker.
-    case worker(ConnectionID, WorkerDirective)
+    indirect case worker(ConnectionID, WorkerDirective)
 
     /// Events and the answers that must stay in step with them (snapshots, resumes) travel in
     /// order; everything else overtakes them, so a reply never waits behind a burst of events.
