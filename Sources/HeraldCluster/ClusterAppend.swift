@@ -41,10 +41,11 @@ struct ClusterAppend {
     func call(keys: ClusterKeys, epoch: String) -> (keys: [[UInt8]], args: [[UInt8]]) {
         let active = record.map { keys.active($0.kind.rawValue) } ?? keys.active("-")
         let subject = job?.rawValue ?? "-"
-        let names = [
-            keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
-            keys.results(subject), keys.log(subject), keys.logFirst(subject),
-        ]
+        let names =
+            [
+                keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
+                keys.results(subject), keys.log(subject), keys.logFirst(subject),
+            ] + keys.leaseKeys
         let args: [[UInt8]] =
             [
                 Array(epoch.utf8), Array(settings.node.utf8), encoding, Array((job?.rawValue ?? "").utf8),

@@ -113,7 +113,8 @@ extension ClusterEngine {
         do {
             answer = try commands().evaluate(
                 ClusterScripts.reserve,
-                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending],
+                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending]
+                    + keys.leaseKeys,
                 args: [id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind])
         } catch {
             return reply(.job(.failure(commandFailed(error))))
@@ -154,21 +155,21 @@ extension ClusterEngine {
     func release(_ id: JobID, kind: String, requestId: String?) {
         let keys = settings.keys
         _ = try? commands().evaluate(
-            ClusterScripts.release, keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending],
+            ClusterScripts.release,
+            keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending] + keys.leaseKeys,
             args: [id.rawValue])
     }
 
-    /// After a new epoch: this node's jobs that have not ended are this node's again in Redis, and
-    /// their records are appended, so the new stream shows them. Thread: any (hops to `commandQueue`).
+    /// After a new epoch: this node's jobs that have not ended are this node's again in Redis (owned,
+    /// active, held under a lease), and their records are appended, so the new stream shows them. Thread: any (hops to `commandQueue`).
     func reclaimRunningJobs() {
         commandQueue.async { [self] in
             let keys = settings.keys
             let unfinished = local.allJobs().filter { !$0.state.isTerminal }
             for record in unfinished {
-                _ = try? commands().pipeline([
-                    ["HSET", keys.owner, record.id.rawValue, settings.node].map { Array($0.utf8) },
-                    ["SADD", keys.active(record.kind.rawValue), record.id.rawValue].map { Array($0.utf8) },
-                ])
+                _ = try? commands().evaluate(
+                    ClusterScripts.hold, keys: [keys.owner, keys.active(record.kind.rawValue)] + keys.leaseKeys,
+                    args: [record.id.rawValue, settings.node])
             }
             let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
             publisher.enqueue(unfinished.map { SequencedEvent(seq: 0, ts: now, event: .job($0)) })

@@ -31,7 +31,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     private(set) var publisher: ClusterPublisher!
     private(set) var tail: ClusterTail!
     let logger: @Sendable (String) -> Void
-    /// Looks for stopped nodes once a second (`startReaper`); guarded by its lock.
+    /// Looks for lapsed leases once a second (`startReaper`); guarded by its lock.
     let reaperTimer = Protected<DispatchSourceTimer?>(nil)
     /// Looks for room for queued jobs once a second (`startClaiming`); guarded by its lock.
     let claimTimer = Protected<DispatchSourceTimer?>(nil)
@@ -110,8 +110,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         viewQueue.sync {}
         _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
         tail.start()
-        // This node's own jobs from before a crash or a kill: taken over before its first heartbeat.
-        commandQueue.sync { reap(settings.node, staleBefore: Date().timeIntervalSince1970 * 1000) }
+        // This node's own jobs from before a crash or a kill: taken back before its first renewal.
+        commandQueue.sync { reclaimOwnLeases() }
         publisher.start()
         startReaper()
         startClaiming()

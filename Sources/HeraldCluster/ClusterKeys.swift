@@ -24,8 +24,17 @@ public struct ClusterKeys: Sendable, Equatable {
     public var pending: String { prefix + "pending" }
     /// Node → its attached remote workers (the last `workers` list it sent, JSON).
     public var workers: String { prefix + "workers" }
-    /// Node → its last heartbeat (milliseconds, Redis's clock).
+    /// Node → its last heartbeat (milliseconds, the node's clock).
     public var nodes: String { prefix + "nodes" }
+    /// Per-job leases: one entry per job a node holds, pending in the group `holders` under that
+    /// node's name, renewed every second; one idle past the lease is taken over (`XAUTOCLAIM`).
+    public var leases: String { prefix + "leases" }
+    /// Job id → its entry in `leases`.
+    public var leaseOf: String { prefix + "leaseof" }
+    /// Entry id in `leases` → its job.
+    public var leasedJob: String { prefix + "leasedjob" }
+    /// The three lease keys, in the order the scripts take them.
+    public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }

@@ -152,12 +152,14 @@ final class ClusterPublisher: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Tells the cluster this node is alive (`nodes`: name → milliseconds). Returns whether it did.
+    /// Renews the leases of the jobs this node holds and tells the cluster it is alive (`renew`).
+    /// Returns whether it did.
     private func heartbeat() -> Bool {
         guard let connection = link.connectionOrPause()?.connection else { return false }
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         do {
-            _ = try connection.command("HSET", settings.keys.nodes, settings.node, now)
+            _ = try connection.evaluate(
+                ClusterScripts.renew, keys: [settings.keys.nodes, settings.keys.leases], args: [settings.node, now])
             return true
         } catch {
             link.failed(error)

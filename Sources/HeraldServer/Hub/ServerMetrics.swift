@@ -123,7 +123,12 @@ public struct ServerMetrics: Sendable {
         metric(
             "herald_cluster_events_shed_total", "counter",
             "Progress, log and results events dropped because too many waited for Redis.", [(node, "\(cluster.eventsShed)")])
-        metric("herald_cluster_reclaims_total", "counter", "Jobs this node took over from stopped nodes.", [(node, "\(cluster.reclaims)")])
+        metric(
+            "herald_cluster_reclaims_total", "counter", "Jobs this node took over when their lease lapsed.", [(node, "\(cluster.reclaims)")]
+        )
+        metric(
+            "herald_cluster_lease_entries_deleted_total", "counter", "Lease entries Redis reported deleted while their job was held.",
+            [(node, "\(cluster.deletedLeaseEntries)")])
         metric(
             "herald_cluster_pages_forwarded_total", "counter", "Result pages this node asked of other nodes.",
             [(node, "\(cluster.pagesForwarded)")])
