@@ -42,6 +42,9 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let runnable: Set<JobKind>
     /// The epoch now, for `epoch` (any thread).
     let currentEpoch = Protected("")
+    /// Whether this node is the cluster's news fetcher now (the publisher's renewals write it; the
+    /// dispatcher's news timer reads it): one node fetches news in the background.
+    let isNewsFetcher = Protected(false)
     /// The node's figures (publisher, tail, view and command queue write them; any thread reads).
     let figures: Protected<ClusterStatistics>
     private let nextSubscriberIDs = Protected(0)
@@ -80,7 +83,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
                     $0.staleWrites += stale.count
                 }
                 if !stale.isEmpty { self?.refused(stale) }
-            })
+            }, wantsNews: (local.configuration.newsInterval ?? 0) > 0,
+            newsFetcher: { [weak self] fetcher in self?.isNewsFetcher.withLock { $0 = fetcher } })
         tail = ClusterTail(
             settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
             handlers: ClusterTail.Handlers(
@@ -109,6 +113,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         // The bootstrap's view is adopted on the view queue; wait for it, so the first snapshot is real.
         viewQueue.sync {}
         _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
+        local.gateBackgroundFetches { [isNewsFetcher] in isNewsFetcher.withLock { $0 } }
         tail.start()
         // This node's own jobs from before a crash or a kill: taken back before its first renewal.
         commandQueue.sync { reclaimOwnLeases() }

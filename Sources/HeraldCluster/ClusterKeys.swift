@@ -33,6 +33,8 @@ public struct ClusterKeys: Sendable, Equatable {
     public var leaseOf: String { prefix + "leaseof" }
     /// Entry id in `leases` → its job.
     public var leasedJob: String { prefix + "leasedjob" }
+    /// The node that fetches news in the background (`--news-interval`), with a lease (`PX`).
+    public var newsFetcher: String { prefix + "newsfetcher" }
     /// The three lease keys, in the order the scripts take them.
     public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 

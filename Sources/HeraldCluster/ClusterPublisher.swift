@@ -36,19 +36,26 @@ final class ClusterPublisher: @unchecked Sendable {
     private let epochLost: @Sendable () -> Void
     /// Told on the publisher thread: figures for the node's statistics.
     private let measured: @Sendable (_ roundTrip: Double, _ refusedJobs: [JobID]) -> Void
+    /// Whether this node fetches news in the background (`--news-interval`), and where each renewal
+    /// says whether it is the cluster's news fetcher (told on the publisher thread).
+    private let wantsNews: Bool
+    private let newsFetcher: @Sendable (Bool) -> Void
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
     static let batchLimit = 512
 
     init(
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
-        measured: @escaping @Sendable (Double, [JobID]) -> Void
+        measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
+        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }
     ) {
         self.settings = settings
         self.health = health
         self.link = ClusterLink(.publisher, settings: settings, health: health)
         self.epochLost = epochLost
         self.measured = measured
+        self.wantsNews = wantsNews
+        self.newsFetcher = newsFetcher
     }
 
     func start() {
@@ -152,17 +159,24 @@ final class ClusterPublisher: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Renews the leases of the jobs this node holds and tells the cluster it is alive (`renew`).
-    /// Returns whether it did.
+    /// Renews the leases of the jobs this node holds, tells the cluster it is alive, and takes or
+    /// keeps the news fetcher's lease when it wants it (`renew`). Returns whether it did.
     private func heartbeat() -> Bool {
-        guard let connection = link.connectionOrPause()?.connection else { return false }
+        guard let connection = link.connectionOrPause()?.connection else {
+            newsFetcher(false)
+            return false
+        }
+        let keys = settings.keys
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         do {
-            _ = try connection.evaluate(
-                ClusterScripts.renew, keys: [settings.keys.nodes, settings.keys.leases], args: [settings.node, now])
+            let answer = try connection.evaluate(
+                ClusterScripts.renew, keys: [keys.nodes, keys.leases, keys.newsFetcher],
+                args: [settings.node, now, wantsNews ? "1" : "", String(Int64(settings.nodeTimeoutSeconds * 1000))])
+            newsFetcher(answer.array?.last?.integer == 1)
             return true
         } catch {
             link.failed(error)
+            newsFetcher(false)
             return false
         }
     }

@@ -60,7 +60,8 @@ enum ClusterScripts {
             """)
 
     /// Gives one event its place: checks the epoch and, for a job's event, that this node still owns
-    /// the job (fencing); `INCR`s the seq, `XADD`s the entry `<seq>-0` (trimmed to about ARGV[7]),
+    /// the job (fencing; a job Redis has never seen, made by the node on its own like a background news
+    /// fetch, becomes the node's, under a lease, with its first record); `INCR`s the seq, `XADD`s the entry `<seq>-0` (trimmed to about ARGV[7]),
     /// and keeps the job's record, the ended jobs (the newest ARGV[8]; a forgotten job's results and
     /// log go with it), the node's workers, and a `results` event's items (up to ARGV[12]) or a `log`
     /// event's lines (the last ARGV[12]) for pages on any node.
@@ -79,6 +80,12 @@ enum ClusterScripts {
             local job = ARGV[4]
             if job ~= '' then
               local owner = redis.call('HGET', KEYS[5], job)
+              if not owner and ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[4], job) == 0 then
+                -- A job the node made on its own (a background news fetch): its first record makes it the node's.
+                redis.call('HSET', KEYS[5], job, ARGV[2])
+                grantLease(KEYS[14], KEYS[15], KEYS[16], ARGV[2], job)
+                owner = ARGV[2]
+              end
               if owner ~= ARGV[2] then
                 return redis.error_reply('STALE job ' .. job .. ' is held by ' .. tostring(owner))
               end
@@ -219,20 +226,33 @@ enum ClusterScripts {
 
     /// Renews every lease this node holds (`XCLAIM` to itself with no minimum idle time sets each
     /// entry's idle time to zero) and beats its heartbeat (`nodes`: node → milliseconds, which says
-    /// the node is alive to page forwarding and to a second node starting under the same name).
-    /// KEYS: nodes leases. ARGV: node milliseconds. Returns how many leases it renewed.
+    /// the node is alive to page forwarding and to a second node starting under the same name). A node
+    /// that fetches news in the background (ARGV[3] '1') takes or keeps the news fetcher's lease
+    /// (`SET NX PX` ARGV[4] ms, or `PEXPIRE` when it is its own): one node of the cluster fetches.
+    /// KEYS: nodes leases newsFetcher. ARGV: node milliseconds wantsNews('1'|'') leaseMs.
+    /// Returns {leases renewed, 1 when this node is the news fetcher else 0}.
     static let renew = RedisScript(
         name: "renew",
         source: """
             redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+            local fetcher = 0
+            if ARGV[3] == '1' then
+              if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[4]) then
+                fetcher = 1
+              elseif redis.call('GET', KEYS[3]) == ARGV[1] then
+                redis.call('PEXPIRE', KEYS[3], ARGV[4])
+                fetcher = 1
+              end
+            end
             pcall(redis.call, 'XGROUP', 'CREATE', KEYS[2], 'holders', '0', 'MKSTREAM')
             local held = redis.call('XPENDING', KEYS[2], 'holders', '-', '+', 5000, ARGV[1])
-            if #held == 0 then return 0 end
-            local call = {'XCLAIM', KEYS[2], 'holders', ARGV[1], 0}
-            for _, pending in ipairs(held) do call[#call + 1] = pending[1] end
-            call[#call + 1] = 'JUSTID'
-            redis.call(unpack(call))
-            return #held
+            if #held > 0 then
+              local call = {'XCLAIM', KEYS[2], 'holders', ARGV[1], 0}
+              for _, pending in ipairs(held) do call[#call + 1] = pending[1] end
+              call[#call + 1] = 'JUSTID'
+              redis.call(unpack(call))
+            end
+            return {#held, fetcher}
             """)
 
     /// Makes a job this node's again after a new epoch (Redis lost its data): owned, active, held.

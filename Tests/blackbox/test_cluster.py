@@ -36,8 +36,8 @@ def runner(viewer, job):
 
 
 class Cluster:
-    def __init__(self, herald_factory, redis, folder, nodes=3, workers=None):
-        self.extra = ("--workers", str(workers)) if workers else ()
+    def __init__(self, herald_factory, redis, folder, nodes=3, workers=None, extra=()):
+        self.extra = (("--workers", str(workers)) if workers else ()) + tuple(extra)
         self.redis = redis
         self.folder = folder
         marker = folder / "started"
@@ -409,4 +409,26 @@ def test_a_kinds_concurrency_holds_across_the_cluster(cluster):
             running.discard(message["job"]["id"])
         most = max(most, len(running))
     assert most == 2, f"at most two of the kind ran at once across the cluster (saw {most})"
+    viewer.close()
+
+
+def test_one_node_fetches_news_and_another_takes_over_when_it_stops(herald_factory, redis_factory, tmp_path):
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, extra=("--news-interval", "0.3"))
+    viewer = Viewer(cluster.nodes[2].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+
+    def fetchers(since=0):
+        """The nodes that ran background news fetches, from the viewer's `index`-th message on."""
+        return [m["job"]["node"] for m in viewer.seen()[since:] if m.get("type") == "job" and m["job"]["kind"] == "fetch"
+                and m["job"]["state"] == "running" and m["job"]["params"].get("background")]
+
+    wait_for(lambda: len(fetchers()) >= 6, what="six background fetches", timeout=30)
+    assert len(set(fetchers())) == 1, f"every node was given --news-interval, one fetches: {fetchers()}"
+    first = cluster.node(fetchers()[0])
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    mark = len(viewer.seen())
+    wait_for(lambda: len(fetchers(mark)) >= 4, what="fetches from another node", timeout=LEASE + 20)
+    later = fetchers(mark)
+    assert len(set(later[1:])) == 1 and later[-1] != fetchers()[0], later
     viewer.close()
