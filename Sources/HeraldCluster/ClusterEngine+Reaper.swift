@@ -16,7 +16,10 @@ extension ClusterEngine {
     func startReaper() {
         let timer = DispatchSource.makeTimerSource(queue: commandQueue)
         timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.reclaimLapsedLeases() }
+        timer.setEventHandler { [weak self] in
+            self?.reclaimLapsedLeases()
+            self?.forgetStoppedNodes()
+        }
         timer.resume()
         reaperTimer.withLock { $0 = timer }
     }
@@ -34,6 +37,28 @@ extension ClusterEngine {
         for _ in 0..<100 {
             guard let next = reclaim(mode: "lapsed", from: cursor), next != "0-0" else { return }
             cursor = next
+        }
+    }
+
+    /// Forgets the nodes not heard from for the lease (`forgetNode`): their heartbeats go, and their
+    /// workers are no longer listed anywhere. Thread: `commandQueue`.
+    func forgetStoppedNodes() {
+        let keys = settings.keys
+        guard let answer = try? commands().command("HGETALL", keys.nodes), let pairs = answer.array else { return }
+        let staleBefore = Date().timeIntervalSince1970 * 1000 - settings.nodeTimeoutSeconds * 1000
+        let noWorkers = WireEncoder.encode(event: .workers([]), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        for index in stride(from: 0, to: pairs.count - 1, by: 2) {
+            guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
+                heard < staleBefore,
+                let forgotten = try? commands().evaluate(
+                    ClusterScripts.forgetNode, keys: [keys.nodes, keys.workers, keys.epoch, keys.seq, keys.events].map { Array($0.utf8) },
+                    args: [
+                        Array(node.utf8), Array(String(Int64(staleBefore)).utf8), Array(epoch.utf8), noWorkers,
+                        Array(String(settings.streamLength).utf8),
+                    ]),
+                forgotten.integer == 1
+            else { continue }
+            logger("node \(node) stopped (no heartbeat for \(settings.nodeTimeoutSeconds) s); it and its workers are no longer listed")
         }
     }
 

@@ -255,6 +255,27 @@ enum ClusterScripts {
             return {#held, fetcher}
             """)
 
+    /// Forgets a node that stopped (no heartbeat since ARGV[2] ms), unless it came back meanwhile: its
+    /// heartbeat goes, and when it had workers attached, an empty `workers` event is appended in its
+    /// name, so every view drops them (its workers' connections died with it).
+    /// KEYS: nodes workers epoch seq events. ARGV: node staleBeforeMs epoch encoding maxlen.
+    /// Returns 1 when it forgot the node, else 0, or an error `EPOCH …`.
+    static let forgetNode = RedisScript(
+        name: "forgetNode",
+        source: """
+            if redis.call('GET', KEYS[3]) ~= ARGV[3] then
+              return redis.error_reply('EPOCH the stream has a new epoch')
+            end
+            local heard = tonumber(redis.call('HGET', KEYS[1], ARGV[1]) or '0')
+            if heard >= tonumber(ARGV[2]) then return 0 end
+            redis.call('HDEL', KEYS[1], ARGV[1])
+            if redis.call('HDEL', KEYS[2], ARGV[1]) == 1 then
+              local seq = redis.call('INCR', KEYS[4])
+              redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], seq .. '-0', 'n', ARGV[1], 'e', ARGV[4])
+            end
+            return 1
+            """)
+
     /// Makes a job this node's again after a new epoch (Redis lost its data): owned, active, held.
     /// KEYS: owner active(kind) leases leaseOf leasedJob. ARGV: jobId node.
     static let hold = RedisScript(

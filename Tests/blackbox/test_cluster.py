@@ -11,7 +11,7 @@ import pytest
 
 from conftest import herald_binary, wait_for
 from test_jobs_file import script, write_jobs
-from test_workers import Viewer
+from test_workers import Viewer, Worker
 
 LEASE = 2
 
@@ -431,4 +431,27 @@ def test_one_node_fetches_news_and_another_takes_over_when_it_stops(herald_facto
     wait_for(lambda: len(fetchers(mark)) >= 4, what="fetches from another node", timeout=LEASE + 20)
     later = fetchers(mark)
     assert len(set(later[1:])) == 1 and later[-1] != fetchers()[0], later
+    viewer.close()
+
+
+def test_a_stopped_nodes_workers_are_no_longer_listed(cluster):
+    worker_jobs = cluster.folder / "worker-jobs.json"
+    kinds = json.loads(cluster.jobs.read_text())["kinds"]
+    worker_jobs.write_text(json.dumps({"kinds": {"slow": kinds["slow"]}}))
+    viewer = Viewer(cluster.nodes[1].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+
+    def listed():
+        lists = [m["workers"] for m in viewer.seen() if m.get("type") == "workers"]
+        return [w["name"] for w in lists[-1]] if lists else []
+
+    worker = Worker(cluster.nodes[0], worker_jobs, "remote-1", cluster.folder)
+    try:
+        wait_for(lambda: listed() == ["remote-1"], what="the worker listed on another node")
+        cluster.nodes[0].process.send_signal(signal.SIGKILL)
+        cluster.nodes[0].process.wait()
+        wait_for(lambda: listed() == [], what="the stopped node's worker gone from the list", timeout=LEASE + 20)
+        assert cluster.nodes[1].json("GET", "/api/workers")[1]["workers"] == []
+    finally:
+        worker.stop()
     viewer.close()
