@@ -45,13 +45,14 @@ struct ClusterAppend {
             [
                 keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
                 keys.results(subject), keys.log(subject), keys.logFirst(subject),
-            ] + keys.leaseKeys
+            ] + keys.leaseKeys + [keys.history, keys.archive, keys.archived]
         let args: [[UInt8]] =
             [
                 Array(epoch.utf8), Array(settings.node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
                 record.map { JSONWriter.encode($0.json) } ?? [], Array((record?.state.isTerminal == true ? "1" : "").utf8),
                 Array(String(settings.streamLength).utf8), Array(String(settings.retainedFinishedJobs).utf8),
                 workers.map { JSONWriter.encode(.array($0.map(\.json))) } ?? [], Array(keys.prefix.utf8),
+                Array(String(settings.historyJobs).utf8),
             ] + output
         return (names.map { Array($0.utf8) }, args)
     }

@@ -23,12 +23,12 @@ extension ClusterEngine {
                 ClusterScripts.admit,
                 keys: [
                     keys.active(kind), start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.epoch, keys.seq, keys.events,
-                    keys.created, keys.queue(kind),
+                    keys.created, keys.queue(kind), keys.history,
                 ].map { Array($0.utf8) },
                 args: [
                     Array(record.id.rawValue.utf8), Array((limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0").utf8),
                     Array((start.requestId ?? "").utf8), Array(epoch.utf8), encoding, JSONWriter.encode(record.json),
-                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8),
+                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8), Array(String(record.createdAt).utf8),
                 ])
         } catch {
             return reply(.job(.failure(commandFailed(error))))

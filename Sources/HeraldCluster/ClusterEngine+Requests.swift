@@ -75,8 +75,8 @@ extension ClusterEngine {
                     reply(.statistics(statistics))
                 }
             }
-        case .history:
-            local.send(request, reply: reply)
+        case .history(let query):
+            commandQueue.async { [self] in reply(.history(history(query))) }
         }
     }
 

@@ -35,6 +35,13 @@ public struct ClusterKeys: Sendable, Equatable {
     public var leasedJob: String { prefix + "leasedjob" }
     /// The node that fetches news in the background (`--news-interval`), with a lease (`PX`).
     public var newsFetcher: String { prefix + "newsfetcher" }
+    /// Job history across the cluster (`GET /api/jobs?…` on any node): every job Redis keeps a record
+    /// of, in `jobs` or `archive`, scored by `createdAt` (ties: by id, as Redis orders them).
+    public var history: String { prefix + "history" }
+    /// Job id → the record of a finished job no longer among the recent ones (`--history-jobs` kept).
+    public var archive: String { prefix + "archive" }
+    /// Job id → the seq at which it went to `archive`: which archived jobs go first.
+    public var archived: String { prefix + "archived" }
     /// The three lease keys, in the order the scripts take them.
     public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 

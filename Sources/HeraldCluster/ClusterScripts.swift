@@ -63,13 +63,15 @@ enum ClusterScripts {
     /// the job (fencing; a job Redis has never seen, made by the node on its own like a background news
     /// fetch, becomes the node's, under a lease, with its first record); `INCR`s the seq, `XADD`s the entry `<seq>-0` (trimmed to about ARGV[7]),
     /// and keeps the job's record, the ended jobs (the newest ARGV[8]; a forgotten job's results and
-    /// log go with it), the node's workers, and a `results` event's items (up to ARGV[12]) or a `log`
-    /// event's lines (the last ARGV[12]) for pages on any node.
+    /// log go with it, its record to the archive, which keeps the newest ARGV[11]), the history's
+    /// order (a new job's `createdAt`), the node's workers, and a `results` event's items (up to
+    /// ARGV[13]) or a `log` event's lines (the last ARGV[13]) for pages on any node.
     /// A job that ended gives up its lease.
     /// KEYS: epoch seq events jobs owner created finished workers active(kind or a dummy) pending
-    /// results(job)|dummy log(job)|dummy logFirst(job)|dummy leases leaseOf leasedJob.
+    /// results(job)|dummy log(job)|dummy logFirst(job)|dummy leases leaseOf leasedJob history archive
+    /// archived.
     /// ARGV: epoch node encoding jobId|'' record|'' ended('1'|'') maxlen retain workers|'' prefix
-    /// 'results'|'log'|'' cap item….
+    /// historyJobs 'results'|'log'|'' cap item….
     /// Returns the seq, or an error `EPOCH …` (the data is gone) or `STALE …` (the job is not ours).
     static let append = RedisScript(
         name: "append",
@@ -95,7 +97,9 @@ enum ClusterScripts {
             if ARGV[5] ~= '' then
               redis.call('HSET', KEYS[4], job, ARGV[5])
               redis.call('HDEL', KEYS[10], job)
-              redis.call('ZADD', KEYS[6], 'NX', seq, job)
+              if redis.call('ZADD', KEYS[6], 'NX', seq, job) == 1 then
+                redis.call('ZADD', KEYS[17], 'NX', cjson.decode(ARGV[5])['createdAt'] or 0, job)
+              end
               if ARGV[6] == '1' then
                 dropLease(KEYS[14], KEYS[15], KEYS[16], job)
                 redis.call('SREM', KEYS[9], job)
@@ -103,22 +107,38 @@ enum ClusterScripts {
                 local excess = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[8])
                 if excess > 0 then
                   local old = redis.call('ZPOPMIN', KEYS[7], excess)
+                  local keep = tonumber(ARGV[11])
                   for i = 1, #old, 2 do
+                    local record = redis.call('HGET', KEYS[4], old[i])
+                    if record and keep > 0 then
+                      redis.call('HSET', KEYS[18], old[i], record)
+                      redis.call('ZADD', KEYS[19], seq, old[i])
+                    else
+                      redis.call('ZREM', KEYS[17], old[i])
+                    end
                     redis.call('HDEL', KEYS[4], old[i])
                     redis.call('HDEL', KEYS[5], old[i])
                     redis.call('ZREM', KEYS[6], old[i])
                     redis.call('DEL', ARGV[10] .. 'results:' .. old[i], ARGV[10] .. 'log:' .. old[i], ARGV[10] .. 'logfirst:' .. old[i])
                   end
+                  local over = redis.call('ZCARD', KEYS[19]) - keep
+                  if over > 0 then
+                    local gone = redis.call('ZPOPMIN', KEYS[19], over)
+                    for i = 1, #gone, 2 do
+                      redis.call('HDEL', KEYS[18], gone[i])
+                      redis.call('ZREM', KEYS[17], gone[i])
+                    end
+                  end
                 end
               end
             end
             if ARGV[9] ~= '' then redis.call('HSET', KEYS[8], ARGV[2], ARGV[9]) end
-            local cap = tonumber(ARGV[12])
-            if ARGV[11] == 'results' then
-              local last = math.min(#ARGV, 12 + cap - redis.call('LLEN', KEYS[11]))
-              for i = 13, last do redis.call('RPUSH', KEYS[11], ARGV[i]) end
-            elseif ARGV[11] == 'log' and #ARGV >= 13 then
-              redis.call('RPUSH', KEYS[12], unpack(ARGV, 13))
+            local cap = tonumber(ARGV[13])
+            if ARGV[12] == 'results' then
+              local last = math.min(#ARGV, 13 + cap - redis.call('LLEN', KEYS[11]))
+              for i = 14, last do redis.call('RPUSH', KEYS[11], ARGV[i]) end
+            elseif ARGV[12] == 'log' and #ARGV >= 14 then
+              redis.call('RPUSH', KEYS[12], unpack(ARGV, 14))
               local over = redis.call('LLEN', KEYS[12]) - cap
               if over > 0 then
                 redis.call('LTRIM', KEYS[12], over, -1)
@@ -291,8 +311,8 @@ enum ClusterScripts {
     /// job it started; a kind with the busy rule refuses while ARGV[2] of its jobs have not ended;
     /// else the job's `queued` record and event are written (its `seq` given here) and its id is added
     /// to `queue:<kind>`, where any node with room takes it (`claim`). No node owns it until then.
-    /// KEYS: active(kind) request(id)|dummy jobs epoch seq events created queue(kind).
-    /// ARGV: jobId busyLimit(0: none) requestId|'' epoch encoding record maxlen node.
+    /// KEYS: active(kind) request(id)|dummy jobs epoch seq events created queue(kind) history.
+    /// ARGV: jobId busyLimit(0: none) requestId|'' epoch encoding record maxlen node createdAt.
     /// Returns {'ok', id, seq} | {'existing', id, record|false} | {'busy', id of an active job}, or
     /// an error `EPOCH …`.
     static let admit = RedisScript(
@@ -315,6 +335,7 @@ enum ClusterScripts {
             redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[7], seq .. '-0', 'n', ARGV[8], 'e', ARGV[5])
             redis.call('HSET', KEYS[3], ARGV[1], ARGV[6])
             redis.call('ZADD', KEYS[7], 'NX', seq, ARGV[1])
+            redis.call('ZADD', KEYS[9], 'NX', ARGV[9], ARGV[1])
             pcall(redis.call, 'XGROUP', 'CREATE', KEYS[8], 'runners', '0', 'MKSTREAM')
             redis.call('XADD', KEYS[8], '*', 'j', ARGV[1])
             return {'ok', ARGV[1], seq}

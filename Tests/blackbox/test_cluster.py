@@ -455,3 +455,33 @@ def test_a_stopped_nodes_workers_are_no_longer_listed(cluster):
     finally:
         worker.stop()
     viewer.close()
+
+
+def test_history_pages_every_nodes_jobs_from_any_node(herald_factory, redis_factory, tmp_path):
+    # Two recent finished jobs in every view, three more in Redis's archive, the rest forgotten.
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, extra=("--recent-jobs", "2", "--history-jobs", "3"))
+    started = []
+    for index in range(7):
+        node = cluster.nodes[index % 3]
+        status, job = node.json("POST", "/api/jobs", {"kind": "pair" if index % 2 else "wide", "params": {"n": 1}})
+        assert status == 202, job
+        wait_for(lambda: node.json("GET", f"/api/jobs/{job['id']}")[1].get("state") == "succeeded"
+                 or cluster.redis.command("HEXISTS", "herald:archive", job["id"]) == 1, what=f"job {index} to end")
+        started.append(job)
+    expected = [job["id"] for job in sorted(started[2:], key=lambda j: (j["createdAt"], j["id"]), reverse=True)]
+
+    def pages(node, query):
+        ids, before = [], ""
+        while True:
+            status, page = node.json("GET", f"/api/jobs?{query}&limit=2{before}")
+            assert status == 200, page
+            ids += [job["id"] for job in page["jobs"]]
+            if page["next"] is None:
+                return ids
+            before = f"&before={page['next']}"
+
+    for node in cluster.nodes:
+        assert pages(node, "state=") == expected, "the newest five of the seven, wherever they ran, newest first"
+    pairs = [job_id for job_id in expected if next(j for j in started if j["id"] == job_id)["kind"] == "pair"]
+    assert pages(cluster.nodes[1], "kind=pair&state=succeeded") == pairs
+    assert {job["node"] for job in cluster.nodes[2].json("GET", "/api/jobs?limit=10")[1]["jobs"]} == {"n1", "n2", "n3"}
