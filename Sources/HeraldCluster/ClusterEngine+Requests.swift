@@ -80,14 +80,17 @@ extension ClusterEngine {
         }
     }
 
-    /// A job this node's view does not hold (yet): this node's own record (one it just started with
-    /// dependencies), else the record in Redis (another node started it a moment ago), else
-    /// `not_found`. Thread: any.
+    /// A job this node's view does not hold (yet, or any more): this node's own record (one it just
+    /// started with dependencies), else the record in Redis (another node started it a moment ago, or
+    /// it is archived), else `not_found`. Thread: any.
     func lookUpElsewhere(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
         local.send(.job(id)) { [self] answer in
             if case .job(.success) = answer { return reply(answer) }
             commandQueue.async { [self] in
-                guard let found = try? commands().command("HGET", settings.keys.jobs, id).bytes,
+                let keys = settings.keys
+                guard
+                    let found = (try? commands().command("HGET", keys.jobs, id).bytes)
+                        ?? (try? commands().command("HGET", keys.archive, id).bytes),
                     let value = try? JSONParser.parse(found), let record = JobRecord(json: value)
                 else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
                 reply(.job(.success(record)))

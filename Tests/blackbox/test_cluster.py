@@ -485,3 +485,8 @@ def test_history_pages_every_nodes_jobs_from_any_node(herald_factory, redis_fact
     pairs = [job_id for job_id in expected if next(j for j in started if j["id"] == job_id)["kind"] == "pair"]
     assert pages(cluster.nodes[1], "kind=pair&state=succeeded") == pairs
     assert {job["node"] for job in cluster.nodes[2].json("GET", "/api/jobs?limit=10")[1]["jobs"]} == {"n1", "n2", "n3"}
+    # An archived job is still found by id on every node; a forgotten one is not.
+    for node in cluster.nodes:
+        status, record = node.json("GET", f"/api/jobs/{expected[-1]}")
+        assert status == 200 and record["state"] == "succeeded", record
+        assert node.json("GET", f"/api/jobs/{started[0]['id']}")[0] == 404
