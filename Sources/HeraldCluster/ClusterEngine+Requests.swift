@@ -11,9 +11,15 @@ extension ClusterEngine {
         switch request {
         case .start(let start):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
-            // A job with dependencies runs where they are known: here. Any other goes to the
-            // cluster's queue of its kind, checked here first.
-            guard start.after.isEmpty else { return commandQueue.async { [self] in admit(start, reply: reply) } }
+            // A job with dependencies is kept and run here, where its dependencies' states are told
+            // to the dispatcher as the view sees them (they may run on any node). Any other goes to
+            // the cluster's queue of its kind, checked here first.
+            guard start.after.isEmpty else {
+                return viewQueue.async { [self] in
+                    tellDependencies(of: start)
+                    commandQueue.async { [self] in admit(start, reply: reply) }
+                }
+            }
             local.check(start) { [self] checked in
                 switch checked {
                 case .failure(let refusal): reply(.job(.failure(refusal)))
@@ -78,6 +84,16 @@ extension ClusterEngine {
         case .history(let query):
             commandQueue.async { [self] in reply(.history(history(query))) }
         }
+    }
+
+    /// Tells this node's dispatcher the states of the jobs `start` names in `after` that other nodes
+    /// run, from the view (so the start may name them, and its job waits for them). Thread: `viewQueue`.
+    func tellDependencies(of start: StartRequest) {
+        var states: [JobID: JobState] = [:]
+        for text in start.after {
+            if let record = view?.job(JobID(text)), record.node != settings.node { states[record.id] = record.state }
+        }
+        if !states.isEmpty { local.noteForeignJobs(states, register: true) }
     }
 
     /// A job this node's view does not hold (yet, or any more): this node's own record (one it just

@@ -165,6 +165,12 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
             waiter.run()
         }
         noticeRoom(in: entries)
+        // Other nodes' jobs may be what this node's waiting jobs depend on (`after`).
+        var foreign: [JobID: JobState] = [:]
+        for entry in entries where entry.node != settings.node {
+            if case .job(let record) = entry.event { foreign[record.id] = record.state }
+        }
+        if !foreign.isEmpty { local.noteForeignJobs(foreign) }
         if let last = entries.last {
             let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
             figures.withLock { $0.streamLagSeconds = lag }

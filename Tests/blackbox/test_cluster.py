@@ -490,3 +490,28 @@ def test_history_pages_every_nodes_jobs_from_any_node(herald_factory, redis_fact
         status, record = node.json("GET", f"/api/jobs/{expected[-1]}")
         assert status == 200 and record["state"] == "succeeded", record
         assert node.json("GET", f"/api/jobs/{started[0]['id']}")[0] == 404
+
+
+def test_a_start_may_wait_for_jobs_of_other_nodes(cluster):
+    viewer = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    status, first = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 10}})
+    assert status == 202, first
+    runs_on = runner(viewer, first["id"])
+    other = next(node for node in cluster.nodes if f"--node {runs_on} " not in " ".join(node.process.args) + " ")
+    status, second = other.json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 1}, "after": [first["id"]]})
+    assert status == 202 and second["state"] == "waiting", second
+    ended = wait_for(lambda: next((m["job"] for m in viewer.seen() if terminal(m, second["id"])), None), what="the second's end")
+    first_end = next(index for index, m in enumerate(viewer.seen()) if terminal(m, first["id"]))
+    second_run = next(index for index, m in enumerate(viewer.seen())
+                      if m.get("type") == "job" and m["job"]["id"] == second["id"] and m["job"]["state"] == "running")
+    assert ended["state"] == "succeeded" and second_run > first_end, "it ran once the other node's job had succeeded"
+    # A dependency that ends otherwise cancels the job that waits for it, wherever each is.
+    status, third = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 400}})
+    status, fourth = cluster.nodes[2].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 1}, "after": [third["id"]]})
+    assert status == 202, fourth
+    runner(viewer, third["id"])
+    assert cluster.nodes[0].json("POST", f"/api/jobs/{third['id']}/cancel")[0] == 202
+    cancelled = wait_for(lambda: next((m["job"] for m in viewer.seen() if terminal(m, fourth["id"])), None), what="the fourth's end")
+    assert cancelled["state"] == "cancelled" and third["id"] in cancelled.get("error", ""), cancelled
+    viewer.close()
