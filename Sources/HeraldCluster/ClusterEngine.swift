@@ -84,7 +84,11 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
                 }
                 if !stale.isEmpty { self?.refused(stale) }
             }, wantsNews: (local.configuration.newsInterval ?? 0) > 0,
-            newsFetcher: { [weak self] fetcher in self?.isNewsFetcher.withLock { $0 = fetcher } })
+            newsFetcher: { [weak self] fetcher in self?.isNewsFetcher.withLock { $0 = fetcher } },
+            forgotten: { [weak self] in
+                self?.logger("the other nodes had forgotten this node (it was silent past its lease); its workers are listed again")
+                self?.local.announceWorkers()
+            })
         tail = ClusterTail(
             settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
             handlers: ClusterTail.Handlers(

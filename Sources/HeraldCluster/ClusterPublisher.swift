@@ -16,7 +16,7 @@ import HeraldRedis
 /// everything else runs on the publisher thread only.
 final class ClusterPublisher: @unchecked Sendable {
     // @unchecked Sendable: `pending`, `epoch`, `stopping` and `heartbeatDue` are guarded by `condition`;
-    // `link` is used only on the publisher thread.
+    // `link` and `hasBeaten` are used only on the publisher thread.
     private let settings: ClusterSettings
     private let health: ClusterHealth
     private let condition = NSCondition()
@@ -40,6 +40,10 @@ final class ClusterPublisher: @unchecked Sendable {
     /// says whether it is the cluster's news fetcher (told on the publisher thread).
     private let wantsNews: Bool
     private let newsFetcher: @Sendable (Bool) -> Void
+    /// Told on the publisher thread when a renewal found this node's heartbeat gone after it had
+    /// beaten before: the others forgot it (it was paused past its lease) and its workers with it.
+    private let forgotten: @Sendable () -> Void
+    private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
     static let batchLimit = 512
@@ -47,7 +51,7 @@ final class ClusterPublisher: @unchecked Sendable {
     init(
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
         measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
-        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }
+        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {}
     ) {
         self.settings = settings
         self.health = health
@@ -56,6 +60,7 @@ final class ClusterPublisher: @unchecked Sendable {
         self.measured = measured
         self.wantsNews = wantsNews
         self.newsFetcher = newsFetcher
+        self.forgotten = forgotten
     }
 
     func start() {
@@ -172,7 +177,10 @@ final class ClusterPublisher: @unchecked Sendable {
             let answer = try connection.evaluate(
                 ClusterScripts.renew, keys: [keys.nodes, keys.leases, keys.newsFetcher],
                 args: [settings.node, now, wantsNews ? "1" : "", String(Int64(settings.nodeTimeoutSeconds * 1000))])
-            newsFetcher(answer.array?.last?.integer == 1)
+            let parts = answer.array ?? []
+            newsFetcher(parts.count == 3 && parts[2].integer == 1)
+            if parts.count == 3, parts[1].integer == 1, hasBeaten { forgotten() }
+            hasBeaten = true
             return true
         } catch {
             link.failed(error)

@@ -250,11 +250,12 @@ enum ClusterScripts {
     /// that fetches news in the background (ARGV[3] '1') takes or keeps the news fetcher's lease
     /// (`SET NX PX` ARGV[4] ms, or `PEXPIRE` when it is its own): one node of the cluster fetches.
     /// KEYS: nodes leases newsFetcher. ARGV: node milliseconds wantsNews('1'|'') leaseMs.
-    /// Returns {leases renewed, 1 when this node is the news fetcher else 0}.
+    /// Returns {leases renewed, 1 when the node's heartbeat was missing (it had been forgotten, or
+    /// this is its first), 1 when this node is the news fetcher else 0}.
     static let renew = RedisScript(
         name: "renew",
         source: """
-            redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+            local missing = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
             local fetcher = 0
             if ARGV[3] == '1' then
               if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[4]) then
@@ -272,7 +273,7 @@ enum ClusterScripts {
               call[#call + 1] = 'JUSTID'
               redis.call(unpack(call))
             end
-            return {#held, fetcher}
+            return {#held, missing, fetcher}
             """)
 
     /// Forgets a node that stopped (no heartbeat since ARGV[2] ms), unless it came back meanwhile: its

@@ -434,7 +434,7 @@ def test_one_node_fetches_news_and_another_takes_over_when_it_stops(herald_facto
     viewer.close()
 
 
-def test_a_stopped_nodes_workers_are_no_longer_listed(cluster):
+def test_a_stopped_nodes_workers_are_no_longer_listed_and_a_paused_ones_come_back(cluster):
     worker_jobs = cluster.folder / "worker-jobs.json"
     kinds = json.loads(cluster.jobs.read_text())["kinds"]
     worker_jobs.write_text(json.dumps({"kinds": {"slow": kinds["slow"]}}))
@@ -448,6 +448,13 @@ def test_a_stopped_nodes_workers_are_no_longer_listed(cluster):
     worker = Worker(cluster.nodes[0], worker_jobs, "remote-1", cluster.folder)
     try:
         wait_for(lambda: listed() == ["remote-1"], what="the worker listed on another node")
+        # Paused past its lease, the node is forgotten with its worker; continued, it lists it again.
+        cluster.nodes[0].process.send_signal(signal.SIGSTOP)
+        try:
+            wait_for(lambda: listed() == [], what="the paused node's worker gone from the list", timeout=LEASE + 20)
+        finally:
+            cluster.nodes[0].process.send_signal(signal.SIGCONT)
+        wait_for(lambda: listed() == ["remote-1"], what="the worker listed again", timeout=20)
         cluster.nodes[0].process.send_signal(signal.SIGKILL)
         cluster.nodes[0].process.wait()
         wait_for(lambda: listed() == [], what="the stopped node's worker gone from the list", timeout=LEASE + 20)

@@ -44,6 +44,15 @@ extension JobDispatcher {
         }
     }
 
+    /// Says again which remote workers are attached (a `workers` event): a cluster node the others
+    /// had forgotten (it was paused past its lease) lists them again. Thread: any; never waits.
+    public func announceWorkers() {
+        queue.async { [self] in
+            guard !workerPool.infos.isEmpty else { return }
+            emit(.workers(workerPool.infos))
+        }
+    }
+
     /// The kinds this dispatcher can run (itself or on an attached worker). Thread: any.
     public var runnableKinds: [JobKind] { queue.sync { offeredKinds } }
 }
