@@ -88,6 +88,7 @@ extension ClusterEngine {
             adopted.append((record, owner.isEmpty ? record.node ?? "unknown" : owner))
         }
         if deleted > 0 {
+            figures.withLock { $0.deletedLeaseEntries += Int(deleted) }
             logger(
                 "Redis had deleted \(deleted) lease entr\(deleted == 1 ? "y" : "ies") of held jobs; their jobs were taken over all the same"
             )
@@ -98,10 +99,7 @@ extension ClusterEngine {
             mode == "own"
                 ? "this node restarted: it takes back its \(adopted.count) unfinished job(s)"
                 : "the lease of \(adopted.count) job(s) of \(from) lapsed; this node takes them over")
-        figures.withLock {
-            $0.reclaims += adopted.count
-            $0.deletedLeaseEntries += Int(deleted)
-        }
+        figures.withLock { $0.reclaims += adopted.count }
         for (record, from) in adopted { local.adopt(record, from: from) }
         return next
     }
