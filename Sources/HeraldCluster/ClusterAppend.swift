@@ -41,16 +41,18 @@ struct ClusterAppend {
     func call(keys: ClusterKeys, epoch: String) -> (keys: [[UInt8]], args: [[UInt8]]) {
         let active = record.map { keys.active($0.kind.rawValue) } ?? keys.active("-")
         let subject = job?.rawValue ?? "-"
-        let names = [
-            keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
-            keys.results(subject), keys.log(subject), keys.logFirst(subject),
-        ]
+        let names =
+            [
+                keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
+                keys.results(subject), keys.log(subject), keys.logFirst(subject),
+            ] + keys.leaseKeys + [keys.history, keys.archive, keys.archived]
         let args: [[UInt8]] =
             [
                 Array(epoch.utf8), Array(settings.node.utf8), encoding, Array((job?.rawValue ?? "").utf8),
                 record.map { JSONWriter.encode($0.json) } ?? [], Array((record?.state.isTerminal == true ? "1" : "").utf8),
                 Array(String(settings.streamLength).utf8), Array(String(settings.retainedFinishedJobs).utf8),
                 workers.map { JSONWriter.encode(.array($0.map(\.json))) } ?? [], Array(keys.prefix.utf8),
+                Array(String(settings.historyJobs).utf8),
             ] + output
         return (names.map { Array($0.utf8) }, args)
     }

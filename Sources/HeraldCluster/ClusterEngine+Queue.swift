@@ -23,12 +23,12 @@ extension ClusterEngine {
                 ClusterScripts.admit,
                 keys: [
                     keys.active(kind), start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.epoch, keys.seq, keys.events,
-                    keys.created, keys.queue(kind),
+                    keys.created, keys.queue(kind), keys.history,
                 ].map { Array($0.utf8) },
                 args: [
                     Array(record.id.rawValue.utf8), Array((limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0").utf8),
                     Array((start.requestId ?? "").utf8), Array(epoch.utf8), encoding, JSONWriter.encode(record.json),
-                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8),
+                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8), Array(String(record.createdAt).utf8),
                 ])
         } catch {
             return reply(.job(.failure(commandFailed(error))))
@@ -51,10 +51,14 @@ extension ClusterEngine {
         guard unavailable() == nil else { return }
         let keys = settings.keys
         for kind in kinds {
+            // A kind that queues at a limit of its own (`concurrency`) is limited across the cluster.
+            let limit = local.configuration.kindLimits[kind].map { $0.refuseWhenBusy ? 0 : $0.maxConcurrent } ?? 0
             while local.hasRoom(for: kind) {
                 guard
                     let answer = try? commands().evaluate(
-                        ClusterScripts.claim, keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs], args: [settings.node]),
+                        ClusterScripts.claim,
+                        keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs] + keys.leaseKeys + [keys.active(kind.rawValue)],
+                        args: [settings.node, String(limit)]),
                     let bytes = answer.bytes, let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
                 else { break }
                 local.adopt(record, from: "the queue")
@@ -79,8 +83,9 @@ extension ClusterEngine {
         }
     }
 
-    /// After the view applied `entries`: a job queued for anyone, or one of this node's jobs that
-    /// ended (a slot is free), is a reason to look for room. A job started on another node is left a
+    /// After the view applied `entries`: a job queued for anyone, one of this node's jobs that ended
+    /// (a slot is free), or a job of a kind that ended anywhere (its cluster-wide limit), is a reason
+    /// to look for room. A job started on another node is left a
     /// moment to that node (it claims at once when it has room), so a job runs where it was started
     /// unless that node is full. Thread: `viewQueue`.
     func noticeRoom(in entries: [ClusterEntry]) {
@@ -92,6 +97,9 @@ extension ClusterEngine {
                 soon.insert(record.kind)
             } else if record.state.isTerminal && record.node == settings.node {
                 now.formUnion(runnable)
+            } else if record.state.isTerminal {
+                // A job of the kind ended elsewhere: the kind may be under its cluster-wide limit again.
+                soon.insert(record.kind)
             }
         }
         let claimNow = now.filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }

@@ -3,18 +3,23 @@ import Foundation
 import HeraldEngine
 import HeraldRedis
 
-/// A node that stops (killed, crashed, paused past its lease, cut off from Redis) stops renewing its
-/// lease: its heartbeat in `nodes`. Every node looks once a second; the first to find a node silent
-/// for `nodeTimeoutSeconds` takes its unfinished jobs over in one script, and runs them: a queued job
-/// waits here, a running one is retried when its kind retries, else it fails naming the node. The
-/// stopped node, if it comes back, can no longer write those jobs' events (the append script refuses
-/// them: they are not its own), and it cancels its copies (`refused`).
+/// Every job a node holds has a lease in Redis: an entry of the `leases` stream, pending under the
+/// node's name in the group `holders`, renewed every second by the node's publisher (`renew`). A node
+/// that stops (killed, crashed, paused past its lease, cut off from Redis) stops renewing. Every node
+/// looks once a second (`XAUTOCLAIM` of entries idle for longer than the lease, `reclaim`), and the
+/// first to find a lapsed one takes its job over and runs it: a queued job waits here, a running one
+/// is retried when its kind retries, else it fails naming the node. The node that held it, if it
+/// comes back, can no longer write the job's events (the append script refuses them: the job is not
+/// its own), and it cancels its copy (`refused`).
 extension ClusterEngine {
-    /// Starts looking for stopped nodes. Thread: any (the timer runs on `commandQueue`).
+    /// Starts looking for lapsed leases. Thread: any (the timer runs on `commandQueue`).
     func startReaper() {
         let timer = DispatchSource.makeTimerSource(queue: commandQueue)
         timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.reapStoppedNodes() }
+        timer.setEventHandler { [weak self] in
+            self?.reclaimLapsedLeases()
+            self?.forgetStoppedNodes()
+        }
         timer.resume()
         reaperTimer.withLock { $0 = timer }
     }
@@ -26,33 +31,77 @@ extension ClusterEngine {
         }
     }
 
-    /// Thread: `commandQueue`.
-    func reapStoppedNodes() {
-        guard let answer = try? commands().command("HGETALL", settings.keys.nodes), let pairs = answer.array else { return }
-        let now = Date().timeIntervalSince1970 * 1000
-        let staleBefore = now - settings.nodeTimeoutSeconds * 1000
-        for index in stride(from: 0, to: pairs.count - 1, by: 2) {
-            guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
-                heard < staleBefore
-            else { continue }
-            reap(node, staleBefore: staleBefore)
+    /// Takes over every job whose lease lapsed, 100 at a time. Thread: `commandQueue`.
+    func reclaimLapsedLeases() {
+        var cursor = "0-0"
+        for _ in 0..<100 {
+            guard let next = reclaim(mode: "lapsed", from: cursor), next != "0-0" else { return }
+            cursor = next
         }
     }
 
-    /// Thread: `commandQueue`.
-    func reap(_ node: String, staleBefore: Double) {
+    /// Forgets the nodes not heard from for the lease (`forgetNode`): their heartbeats go, and their
+    /// workers are no longer listed anywhere. Thread: `commandQueue`.
+    func forgetStoppedNodes() {
+        let keys = settings.keys
+        guard let answer = try? commands().command("HGETALL", keys.nodes), let pairs = answer.array else { return }
+        let staleBefore = Date().timeIntervalSince1970 * 1000 - settings.nodeTimeoutSeconds * 1000
+        let noWorkers = WireEncoder.encode(event: .workers([]), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        for index in stride(from: 0, to: pairs.count - 1, by: 2) {
+            guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
+                heard < staleBefore,
+                let forgotten = try? commands().evaluate(
+                    ClusterScripts.forgetNode, keys: [keys.nodes, keys.workers, keys.epoch, keys.seq, keys.events].map { Array($0.utf8) },
+                    args: [
+                        Array(node.utf8), Array(String(Int64(staleBefore)).utf8), Array(epoch.utf8), noWorkers,
+                        Array(String(settings.streamLength).utf8),
+                    ]),
+                forgotten.integer == 1
+            else { continue }
+            logger("node \(node) stopped (no heartbeat for \(settings.nodeTimeoutSeconds) s); it and its workers are no longer listed")
+        }
+    }
+
+    /// Takes back this node's own jobs from before a crash or a kill (it restarted under its old name;
+    /// nothing runs them now). Thread: `commandQueue`, before the first renewal.
+    func reclaimOwnLeases() {
+        _ = reclaim(mode: "own", from: "0-0")
+    }
+
+    /// One `reclaim` script: adopts what it took over; returns the cursor to go on from (nil when
+    /// Redis could not be asked). Thread: `commandQueue`.
+    private func reclaim(mode: String, from cursor: String) -> String? {
         let keys = settings.keys
         guard
             let answer = try? commands().evaluate(
-                ClusterScripts.reap, keys: [keys.nodes, keys.owner, keys.jobs, keys.pending],
-                args: [node, settings.node, String(Int64(staleBefore)), keys.prefix]),
-            let taken = answer.array
-        else { return }
-        let records = taken.compactMap { reply in reply.bytes.flatMap { try? JSONParser.parse($0) }.flatMap(JobRecord.init(json:)) }
-        guard !records.isEmpty || node != settings.node else { return }
-        logger("node \(node) stopped renewing its lease; this node takes over its \(records.count) unfinished job(s)")
-        figures.withLock { $0.reclaims += records.count }
-        for record in records { local.adopt(record, from: node) }
+                ClusterScripts.reclaim, keys: keys.leaseKeys + [keys.owner, keys.jobs, keys.pending],
+                args: [settings.node, String(Int64(settings.nodeTimeoutSeconds * 1000)), mode, cursor, keys.prefix]),
+            let parts = answer.array, parts.count == 3, let next = parts[0].string, let taken = parts[2].array
+        else { return nil }
+        let deleted = parts[1].integer ?? 0
+        var adopted: [(record: JobRecord, from: String)] = []
+        for index in stride(from: 0, to: taken.count - 1, by: 2) {
+            guard let bytes = taken[index + 1].bytes, let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value) else {
+                continue
+            }
+            let owner = taken[index].string ?? ""
+            adopted.append((record, owner.isEmpty ? record.node ?? "unknown" : owner))
+        }
+        if deleted > 0 {
+            figures.withLock { $0.deletedLeaseEntries += Int(deleted) }
+            logger(
+                "Redis had deleted \(deleted) lease entr\(deleted == 1 ? "y" : "ies") of held jobs; their jobs were taken over all the same"
+            )
+        }
+        guard !adopted.isEmpty else { return next }
+        let from = Set(adopted.map(\.from)).sorted().joined(separator: ", ")
+        logger(
+            mode == "own"
+                ? "this node restarted: it takes back its \(adopted.count) unfinished job(s)"
+                : "the lease of \(adopted.count) job(s) of \(from) lapsed; this node takes them over")
+        figures.withLock { $0.reclaims += adopted.count }
+        for (record, from) in adopted { local.adopt(record, from: from) }
+        return next
     }
 
     /// Redis refused this node's writes about `jobs`: another node took them over (this node was

@@ -11,9 +11,15 @@ extension ClusterEngine {
         switch request {
         case .start(let start):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
-            // A job with dependencies runs where they are known: here. Any other goes to the
-            // cluster's queue of its kind, checked here first.
-            guard start.after.isEmpty else { return commandQueue.async { [self] in admit(start, reply: reply) } }
+            // A job with dependencies is kept and run here, where its dependencies' states are told
+            // to the dispatcher as the view sees them (they may run on any node). Any other goes to
+            // the cluster's queue of its kind, checked here first.
+            guard start.after.isEmpty else {
+                return viewQueue.async { [self] in
+                    tellDependencies(of: start)
+                    commandQueue.async { [self] in admit(start, reply: reply) }
+                }
+            }
             local.check(start) { [self] checked in
                 switch checked {
                 case .failure(let refusal): reply(.job(.failure(refusal)))
@@ -75,19 +81,32 @@ extension ClusterEngine {
                     reply(.statistics(statistics))
                 }
             }
-        case .history:
-            local.send(request, reply: reply)
+        case .history(let query):
+            commandQueue.async { [self] in reply(.history(history(query))) }
         }
     }
 
-    /// A job this node's view does not hold (yet): this node's own record (one it just started with
-    /// dependencies), else the record in Redis (another node started it a moment ago), else
-    /// `not_found`. Thread: any.
+    /// Tells this node's dispatcher the states of the jobs `start` names in `after` that other nodes
+    /// run, from the view (so the start may name them, and its job waits for them). Thread: `viewQueue`.
+    func tellDependencies(of start: StartRequest) {
+        var states: [JobID: JobState] = [:]
+        for text in start.after {
+            if let record = view?.job(JobID(text)), record.node != settings.node { states[record.id] = record.state }
+        }
+        if !states.isEmpty { local.noteForeignJobs(states, register: true) }
+    }
+
+    /// A job this node's view does not hold (yet, or any more): this node's own record (one it just
+    /// started with dependencies), else the record in Redis (another node started it a moment ago, or
+    /// it is archived), else `not_found`. Thread: any.
     func lookUpElsewhere(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
         local.send(.job(id)) { [self] answer in
             if case .job(.success) = answer { return reply(answer) }
             commandQueue.async { [self] in
-                guard let found = try? commands().command("HGET", settings.keys.jobs, id).bytes,
+                let keys = settings.keys
+                guard
+                    let found = (try? commands().command("HGET", keys.jobs, id).bytes)
+                        ?? (try? commands().command("HGET", keys.archive, id).bytes),
                     let value = try? JSONParser.parse(found), let record = JobRecord(json: value)
                 else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
                 reply(.job(.success(record)))
@@ -113,7 +132,8 @@ extension ClusterEngine {
         do {
             answer = try commands().evaluate(
                 ClusterScripts.reserve,
-                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending],
+                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending]
+                    + keys.leaseKeys,
                 args: [id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind])
         } catch {
             return reply(.job(.failure(commandFailed(error))))
@@ -154,21 +174,21 @@ extension ClusterEngine {
     func release(_ id: JobID, kind: String, requestId: String?) {
         let keys = settings.keys
         _ = try? commands().evaluate(
-            ClusterScripts.release, keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending],
+            ClusterScripts.release,
+            keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending] + keys.leaseKeys,
             args: [id.rawValue])
     }
 
-    /// After a new epoch: this node's jobs that have not ended are this node's again in Redis, and
-    /// their records are appended, so the new stream shows them. Thread: any (hops to `commandQueue`).
+    /// After a new epoch: this node's jobs that have not ended are this node's again in Redis (owned,
+    /// active, held under a lease), and their records are appended, so the new stream shows them. Thread: any (hops to `commandQueue`).
     func reclaimRunningJobs() {
         commandQueue.async { [self] in
             let keys = settings.keys
             let unfinished = local.allJobs().filter { !$0.state.isTerminal }
             for record in unfinished {
-                _ = try? commands().pipeline([
-                    ["HSET", keys.owner, record.id.rawValue, settings.node].map { Array($0.utf8) },
-                    ["SADD", keys.active(record.kind.rawValue), record.id.rawValue].map { Array($0.utf8) },
-                ])
+                _ = try? commands().evaluate(
+                    ClusterScripts.hold, keys: [keys.owner, keys.active(record.kind.rawValue)] + keys.leaseKeys,
+                    args: [record.id.rawValue, settings.node])
             }
             let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
             publisher.enqueue(unfinished.map { SequencedEvent(seq: 0, ts: now, event: .job($0)) })

@@ -31,7 +31,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     private(set) var publisher: ClusterPublisher!
     private(set) var tail: ClusterTail!
     let logger: @Sendable (String) -> Void
-    /// Looks for stopped nodes once a second (`startReaper`); guarded by its lock.
+    /// Looks for lapsed leases once a second (`startReaper`); guarded by its lock.
     let reaperTimer = Protected<DispatchSourceTimer?>(nil)
     /// Looks for room for queued jobs once a second (`startClaiming`); guarded by its lock.
     let claimTimer = Protected<DispatchSourceTimer?>(nil)
@@ -42,6 +42,9 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let runnable: Set<JobKind>
     /// The epoch now, for `epoch` (any thread).
     let currentEpoch = Protected("")
+    /// Whether this node is the cluster's news fetcher now (the publisher's renewals write it; the
+    /// dispatcher's news timer reads it): one node fetches news in the background.
+    let isNewsFetcher = Protected(false)
     /// The node's figures (publisher, tail, view and command queue write them; any thread reads).
     let figures: Protected<ClusterStatistics>
     private let nextSubscriberIDs = Protected(0)
@@ -80,6 +83,11 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
                     $0.staleWrites += stale.count
                 }
                 if !stale.isEmpty { self?.refused(stale) }
+            }, wantsNews: (local.configuration.newsInterval ?? 0) > 0,
+            newsFetcher: { [weak self] fetcher in self?.isNewsFetcher.withLock { $0 = fetcher } },
+            forgotten: { [weak self] in
+                self?.logger("the other nodes had forgotten this node (it was silent past its lease); its workers are listed again")
+                self?.local.announceWorkers()
             })
         tail = ClusterTail(
             settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
@@ -109,9 +117,10 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         // The bootstrap's view is adopted on the view queue; wait for it, so the first snapshot is real.
         viewQueue.sync {}
         _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
+        local.gateBackgroundFetches { [isNewsFetcher] in isNewsFetcher.withLock { $0 } }
         tail.start()
-        // This node's own jobs from before a crash or a kill: taken over before its first heartbeat.
-        commandQueue.sync { reap(settings.node, staleBefore: Date().timeIntervalSince1970 * 1000) }
+        // This node's own jobs from before a crash or a kill: taken back before its first renewal.
+        commandQueue.sync { reclaimOwnLeases() }
         publisher.start()
         startReaper()
         startClaiming()
@@ -160,6 +169,12 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
             waiter.run()
         }
         noticeRoom(in: entries)
+        // Other nodes' jobs may be what this node's waiting jobs depend on (`after`).
+        var foreign: [JobID: JobState] = [:]
+        for entry in entries where entry.node != settings.node {
+            if case .job(let record) = entry.event { foreign[record.id] = record.state }
+        }
+        if !foreign.isEmpty { local.noteForeignJobs(foreign) }
         if let last = entries.last {
             let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
             figures.withLock { $0.streamLagSeconds = lag }

@@ -24,8 +24,26 @@ public struct ClusterKeys: Sendable, Equatable {
     public var pending: String { prefix + "pending" }
     /// Node → its attached remote workers (the last `workers` list it sent, JSON).
     public var workers: String { prefix + "workers" }
-    /// Node → its last heartbeat (milliseconds, Redis's clock).
+    /// Node → its last heartbeat (milliseconds, the node's clock).
     public var nodes: String { prefix + "nodes" }
+    /// Per-job leases: one entry per job a node holds, pending in the group `holders` under that
+    /// node's name, renewed every second; one idle past the lease is taken over (`XAUTOCLAIM`).
+    public var leases: String { prefix + "leases" }
+    /// Job id → its entry in `leases`.
+    public var leaseOf: String { prefix + "leaseof" }
+    /// Entry id in `leases` → its job.
+    public var leasedJob: String { prefix + "leasedjob" }
+    /// The node that fetches news in the background (`--news-interval`), with a lease (`PX`).
+    public var newsFetcher: String { prefix + "newsfetcher" }
+    /// Job history across the cluster (`GET /api/jobs?…` on any node): every job Redis keeps a record
+    /// of, in `jobs` or `archive`, scored by `createdAt` (ties: by id, as Redis orders them).
+    public var history: String { prefix + "history" }
+    /// Job id → the record of a finished job no longer among the recent ones (`--history-jobs` kept).
+    public var archive: String { prefix + "archive" }
+    /// Job id → the seq at which it went to `archive`: which archived jobs go first.
+    public var archived: String { prefix + "archived" }
+    /// The three lease keys, in the order the scripts take them.
+    public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }

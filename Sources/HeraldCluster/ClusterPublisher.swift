@@ -16,7 +16,7 @@ import HeraldRedis
 /// everything else runs on the publisher thread only.
 final class ClusterPublisher: @unchecked Sendable {
     // @unchecked Sendable: `pending`, `epoch`, `stopping` and `heartbeatDue` are guarded by `condition`;
-    // `link` is used only on the publisher thread.
+    // `link` and `hasBeaten` are used only on the publisher thread.
     private let settings: ClusterSettings
     private let health: ClusterHealth
     private let condition = NSCondition()
@@ -36,19 +36,31 @@ final class ClusterPublisher: @unchecked Sendable {
     private let epochLost: @Sendable () -> Void
     /// Told on the publisher thread: figures for the node's statistics.
     private let measured: @Sendable (_ roundTrip: Double, _ refusedJobs: [JobID]) -> Void
+    /// Whether this node fetches news in the background (`--news-interval`), and where each renewal
+    /// says whether it is the cluster's news fetcher (told on the publisher thread).
+    private let wantsNews: Bool
+    private let newsFetcher: @Sendable (Bool) -> Void
+    /// Told on the publisher thread when a renewal found this node's heartbeat gone after it had
+    /// beaten before: the others forgot it (it was paused past its lease) and its workers with it.
+    private let forgotten: @Sendable () -> Void
+    private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
     static let batchLimit = 512
 
     init(
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
-        measured: @escaping @Sendable (Double, [JobID]) -> Void
+        measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
+        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {}
     ) {
         self.settings = settings
         self.health = health
         self.link = ClusterLink(.publisher, settings: settings, health: health)
         self.epochLost = epochLost
         self.measured = measured
+        self.wantsNews = wantsNews
+        self.newsFetcher = newsFetcher
+        self.forgotten = forgotten
     }
 
     func start() {
@@ -152,15 +164,27 @@ final class ClusterPublisher: @unchecked Sendable {
         finished.signal()
     }
 
-    /// Tells the cluster this node is alive (`nodes`: name → milliseconds). Returns whether it did.
+    /// Renews the leases of the jobs this node holds, tells the cluster it is alive, and takes or
+    /// keeps the news fetcher's lease when it wants it (`renew`). Returns whether it did.
     private func heartbeat() -> Bool {
-        guard let connection = link.connectionOrPause()?.connection else { return false }
+        guard let connection = link.connectionOrPause()?.connection else {
+            newsFetcher(false)
+            return false
+        }
+        let keys = settings.keys
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         do {
-            _ = try connection.command("HSET", settings.keys.nodes, settings.node, now)
+            let answer = try connection.evaluate(
+                ClusterScripts.renew, keys: [keys.nodes, keys.leases, keys.newsFetcher],
+                args: [settings.node, now, wantsNews ? "1" : "", String(Int64(settings.nodeTimeoutSeconds * 1000))])
+            let parts = answer.array ?? []
+            newsFetcher(parts.count == 3 && parts[2].integer == 1)
+            if parts.count == 3, parts[1].integer == 1, hasBeaten { forgotten() }
+            hasBeaten = true
             return true
         } catch {
             link.failed(error)
+            newsFetcher(false)
             return false
         }
     }

@@ -12,6 +12,8 @@ public struct ClusterSettings: Sendable {
     public var streamLength: Int
     /// Finished jobs kept in Redis and in every node's view.
     public var retainedFinishedJobs: Int
+    /// Finished jobs kept in Redis's archive beyond the recent ones, for history (`--history-jobs`).
+    public var historyJobs: Int = 100_000
     /// Search matches kept per job in Redis for pages (`--max-results`).
     public var maxResults: Int = 1000
     /// A command job's log lines kept in Redis for pages (the newest ones), as a node keeps them.

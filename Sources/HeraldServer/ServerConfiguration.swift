@@ -21,7 +21,8 @@ public struct ServerConfiguration: Sendable {
     public var resyncWindowSeconds = 10.0
     public var commandsPerSecond = 50.0
     public var commandBurst = 100.0
-    /// Idle seconds before a ping, and seconds without any answer before the peer is dropped.
+    /// Seconds without hearing from a peer before it is pinged, and before it is dropped
+    /// (`StreamHub.sweepKeepalive`).
     public var pingAfterSeconds: UInt16 = 10
     public var hangupAfterSeconds: UInt16 = 30
     /// Bytes written per system call at most, in whole frames.

@@ -62,8 +62,8 @@ enum Help {
                                    start when Redis cannot be reached (exit 2)
           --node NAME              this node's name, unique in the cluster (default: the host name)
           --redis-prefix PREFIX    the cluster's keys in Redis begin with it (default herald:)
-          --node-lease SECONDS     a node silent this long is taken as stopped: another node takes its
-                                   unfinished jobs over (default 10)
+          --node-lease SECONDS     the lease on each job a node holds: a job its node did not renew
+                                   this long is taken over by another node (default 10)
 
         Operation
           --grace SECONDS          on SIGTERM, how long running jobs may finish before they are cancelled (default 5)

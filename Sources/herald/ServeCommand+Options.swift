@@ -107,9 +107,11 @@ extension ServeCommand {
                 throw Arguments.UsageError(description: "--redis-prefix must be 1 to 64 characters without spaces")
             }
             let lease = try arguments.number("node-lease", in: 2...3600) ?? 10
-            return ClusterSettings(
+            var settings = ClusterSettings(
                 address: address, node: node, keys: ClusterKeys(prefix: prefix), streamLength: engine.eventLogSize,
                 retainedFinishedJobs: engine.retainedFinishedJobs, nodeTimeoutSeconds: lease)
+            settings.historyJobs = engine.history.archivedJobs
+            return settings
         }
 
         private static func token(_ arguments: Arguments, _ environment: [String: String]) throws(Arguments.UsageError) -> String? {

@@ -46,18 +46,19 @@ final class HistoryPagingTests: XCTestCase {
         let waiting = try fixture.startJob(.fetch, tag: "wait-f")
         XCTAssertEqual(fixture.dispatcher.allJobs().count, 3, "two finished in memory and the running one")
 
-        let newestFirst = started.reversed().map(\.id)
+        // History's order: newest `createdAt` first, ties (jobs made in the same millisecond) by id.
+        func newestFirst(_ jobs: [JobRecord]) -> [JobID] { jobs.sorted { HistoryCursor($1) < HistoryCursor($0) }.map(\.id) }
         let all = try pages(fixture.dispatcher, HistoryQuery(limit: 2))
-        XCTAssertEqual(all.flatMap(\.jobs).map(\.id), [waiting.id] + newestFirst, "memory and archive, newest first")
+        XCTAssertEqual(all.flatMap(\.jobs).map(\.id), newestFirst(started + [waiting]), "memory and archive, newest first")
         XCTAssertEqual(all.map(\.jobs.count), [2, 2, 2])
-        XCTAssertEqual(all.flatMap(\.jobs).first?.state, .running, "unfinished jobs are listed too")
-        let archived = try XCTUnwrap(all.flatMap(\.jobs).last)
+        XCTAssertEqual(all.flatMap(\.jobs).first { $0.id == waiting.id }?.state, .running, "unfinished jobs are listed too")
+        let archived = try XCTUnwrap(all.flatMap(\.jobs).first { $0.id == started[0].id })
         XCTAssertEqual(archived, fixture.recorder.waitForTerminal(started[0].id), "an archived job is the same object as it was")
 
         let failedSorts = try pages(fixture.dispatcher, HistoryQuery(states: [.failed], kinds: [.sort], limit: 500))
         XCTAssertEqual(failedSorts.flatMap(\.jobs).map(\.id), [started[4].id])
         let sortsOrFetches = try pages(fixture.dispatcher, HistoryQuery(kinds: [.sort, .fetch], limit: 1))
-        XCTAssertEqual(sortsOrFetches.flatMap(\.jobs).map(\.id), [waiting.id, started[4].id, started[2].id, started[1].id, started[0].id])
+        XCTAssertEqual(sortsOrFetches.flatMap(\.jobs).map(\.id), newestFirst([waiting, started[4], started[2], started[1], started[0]]))
         XCTAssertEqual(fixture.dispatcher.history(HistoryQuery(limit: 0)).error?.code, .badRequest)
 
         gates.open("wait-f")

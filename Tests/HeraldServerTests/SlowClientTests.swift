@@ -79,5 +79,27 @@ final class KeepaliveTests: XCTestCase {
         XCTAssertLessThan(elapsed, 15, "dropped after the hang-up time, not left open")
         let health = try JSONParser.parse(RawSocket.http(port: server.port, path: "/healthz").body)
         XCTAssertEqual(health["connections"]?.intValue, 0)
+        XCTAssertTrue(try RawSocket.http(port: server.port, path: "/metrics").body.contains("herald_silent_peer_closes_total 1"))
+    }
+
+    /// A peer that never reads a ping but sends its own pongs (a heartbeat, RFC 6455 5.5.3) is alive.
+    func testAPeerThatSendsPongsStaysPastTheHangupTime() throws {
+        let server = try LiveServer(runners: [GateRunner()]) {
+            $0.pingAfterSeconds = 1
+            $0.hangupAfterSeconds = 3
+        }
+        defer { server.stop() }
+        let beating = try RawSocket.webSocket(port: server.port)
+        // A masked pong carrying "beat" (libwebsockets passes on only pongs with a payload).
+        let maskedPong: [UInt8] = [0x8A, 0x84, 1, 2, 3, 4] + zip(Array("beat".utf8), [1, 2, 3, 4] as [UInt8]).map { $0 ^ $1 }
+        let started = Date()
+        while Date().timeIntervalSince(started) < 6 {
+            beating.send(maskedPong)
+            _ = beating.readAll(timeout: 0.5)  // paces the beat; returns early only if the server closed
+        }
+        let health = try JSONParser.parse(RawSocket.http(port: server.port, path: "/healthz").body)
+        XCTAssertEqual(health["connections"]?.intValue, 1, "still open after twice the hang-up time")
+        let metricsText = try RawSocket.http(port: server.port, path: "/metrics").body
+        XCTAssertTrue(metricsText.contains("herald_silent_peer_closes_total 0"), metricsText)
     }
 }

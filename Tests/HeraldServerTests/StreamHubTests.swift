@@ -543,4 +543,80 @@ final class StreamHubTests: XCTestCase {
         harness.deliver([.worker(2, .accepted(name: "gpu-1", lease: 30)), .worker(2, .drop(reason: "worker lease expired"))])
         XCTAssertEqual(harness.written(2).end, .close(code: 4009, reason: "worker lease expired"))
     }
+
+    // MARK: - Keepalive
+
+    /// The connection ids among `actions` asked to write, and those dropped.
+    private func keepaliveActions(_ actions: [HubAction]) -> (pinged: [ConnectionID], dropped: [ConnectionID]) {
+        var pinged: [ConnectionID] = []
+        var dropped: [ConnectionID] = []
+        for action in actions {
+            switch action {
+            case .wantWritable(let id): pinged.append(id)
+            case .drop(let id): dropped.append(id)
+            default: break
+            }
+        }
+        return (pinged.sorted(), dropped.sorted())
+    }
+
+    private func sweep(_ harness: inout Harness, at now: Double) -> (pinged: [ConnectionID], dropped: [ConnectionID]) {
+        harness.now = now
+        harness.hub.sweepKeepalive(now: now, into: &harness.actions)
+        return keepaliveActions(harness.take())
+    }
+
+    func testASilentPeerIsPingedEveryPeriodAndDroppedAtTheHangupTimeWhileOneThatAnswersStays() {
+        var harness = Harness {
+            $0.pingAfterSeconds = 10
+            $0.hangupAfterSeconds = 30
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        _ = harness.take()
+        XCTAssertTrue(sweep(&harness, at: 9.5) == ([], []), "nobody is idle yet")
+        XCTAssertTrue(sweep(&harness, at: 10) == ([1, 2], []), "both idle for 10 s: pinged")
+        for id: ConnectionID in [1, 2] {
+            XCTAssertEqual(
+                harness.hub.writable(id, nowMicros: 0, into: &harness.buffer, actions: &harness.actions), .write(frames: 1, more: false))
+            XCTAssertEqual(harness.buffer, [0x89, 6] + Array("herald".utf8), "a ping, alone")
+        }
+        XCTAssertEqual(
+            harness.hub.writable(1, nowMicros: 0, into: &harness.buffer, actions: &harness.actions), .idle, "one ping per period")
+        XCTAssertTrue(sweep(&harness, at: 15) == ([], []), "a ping already asked for this period")
+        harness.hub.heard(2, now: 16)  // connection 2 answered with a pong
+        XCTAssertTrue(sweep(&harness, at: 20) == ([1], []), "the silent one again, the other not yet idle")
+        harness.now = 21
+        harness.send(2, #"{"type":"ping"}"#)  // a message counts as much as a pong
+        _ = harness.take()
+        XCTAssertTrue(sweep(&harness, at: 29.9) == ([], []))
+        XCTAssertTrue(sweep(&harness, at: 30) == ([], [1]), "30 s without a word: dropped")
+        XCTAssertEqual(harness.hub.metrics.silentPeerCloses, 1)
+        XCTAssertTrue(sweep(&harness, at: 31) == ([2], []), "dropped once; the other idle 10 s since its message")
+        harness.hub.closed(1, into: &harness.actions)
+        XCTAssertEqual(harness.hub.connectionCount, 1)
+    }
+
+    func testThePingFollowsWholeFramesAndIsNotSentToAClosingConnection() {
+        var harness = Harness {
+            $0.pingAfterSeconds = 1
+            $0.hangupAfterSeconds = 3
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        harness.deliver([event(1)])
+        _ = harness.take()
+        XCTAssertTrue(sweep(&harness, at: 1) == ([1, 2], []))
+        guard case .write(let frames, _) = harness.hub.writable(1, nowMicros: 0, into: &harness.buffer, actions: &harness.actions) else {
+            return XCTFail("a write")
+        }
+        XCTAssertEqual(frames, 2)
+        XCTAssertEqual(Array(harness.buffer.suffix(8)), WebSocketFrame.ping, "after the event")
+        XCTAssertEqual(Harness.payloads(Array(harness.buffer.dropLast(8))).count, 1, "the event, whole")
+        harness.send(2, String(repeating: "x", count: harness.hub.configuration.maxMessageBytes + 1))
+        XCTAssertEqual(
+            harness.hub.writable(2, nowMicros: 0, into: &harness.buffer, actions: &harness.actions),
+            .close(code: 1009, reason: "message over 65536 bytes"),
+            "closing: no ping first")
+    }
 }

@@ -11,7 +11,7 @@ import pytest
 
 from conftest import herald_binary, wait_for
 from test_jobs_file import script, write_jobs
-from test_workers import Viewer
+from test_workers import Viewer, Worker
 
 LEASE = 2
 
@@ -36,8 +36,8 @@ def runner(viewer, job):
 
 
 class Cluster:
-    def __init__(self, herald_factory, redis, folder, nodes=3, workers=None):
-        self.extra = ("--workers", str(workers)) if workers else ()
+    def __init__(self, herald_factory, redis, folder, nodes=3, workers=None, extra=()):
+        self.extra = (("--workers", str(workers)) if workers else ()) + tuple(extra)
         self.redis = redis
         self.folder = folder
         marker = folder / "started"
@@ -52,6 +52,10 @@ class Cluster:
                      "concurrency": 1, "whenBusy": "refuse"},
             "sturdy": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 60, "minimum": 1}},
                        "retries": 2, "retryDelay": 0.1},
+            "pair": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 20, "minimum": 1}},
+                     "concurrency": 2},
+            "wide": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 20, "minimum": 1}},
+                     "concurrency": 10},
         })
         self.factory = herald_factory
         self.nodes = [self.start(f"n{index + 1}") for index in range(nodes)]
@@ -151,6 +155,9 @@ def test_a_viewer_resumes_on_another_node_without_a_gap(cluster):
     last = max(m["seq"] for m in seen if "seq" in m)
     resumed = Viewer(f"{second.ws}?epoch={epoch}&since={last}")
     wait_for(lambda: any(terminal(m, job["id"]) for m in resumed.seen()), what="the job's end after the resume")
+    # Its end ended its lease: nothing is held any more.
+    assert cluster.redis.command("HGET", "herald:leaseof", job["id"]) is None
+    assert cluster.redis.command("XLEN", "herald:leases") == 0
     after = resumed.seen()
     assert not any(m.get("type") == "snapshot" for m in after), "the missed events, not a snapshot"
     seqs = [m["seq"] for m in after if "seq" in m]
@@ -292,9 +299,14 @@ def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cl
                        what="the second attempt", timeout=LEASE + 20)
     assert time.monotonic() - killed < LEASE + 5 + 5, "retried within the lease and a few seconds"
     assert retried["job"]["node"] != name
+    # The job's lease (its entry in the leases stream) went over with it: pending under the new node.
+    assert lease_holders(cluster.redis, job["id"]) == [retried["job"]["node"]]
     for each in (resumed, watcher):
         ended = wait_for(lambda: next((m for m in each.seen() if terminal(m, job["id"])), None), what="the end", timeout=30)
         assert ended["job"]["state"] == "succeeded" and ended["job"]["attempt"] == 2
+    # Its end ended its lease: nothing is held any more.
+    assert cluster.redis.command("HGET", "herald:leaseof", job["id"]) is None
+    assert cluster.redis.command("XLEN", "herald:leases") == 0
     after = resumed.seen()
     assert not any(m.get("type") == "snapshot" for m in after), "the missed events, not a snapshot"
     seqs = [m["seq"] for m in after if "seq" in m]
@@ -317,6 +329,10 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
     first.process.send_signal(signal.SIGSTOP)
     try:
+        # While n1 is stopped its lease entry is deleted from the stream (by hand, as a trim would):
+        # Redis 7 then reports it apart (XAUTOCLAIM's deleted ids), and the job is taken over all the same.
+        entry = cluster.redis.command("HGET", "herald:leaseof", job["id"])
+        assert cluster.redis.command("XDEL", "herald:leases", entry) == 1
         wait_for(lambda: any(m.get("type") == "job" and m["job"]["id"] == job["id"] and m["job"].get("attempt") == 2
                              for m in watcher.seen()), what="another node's attempt 2", timeout=LEASE + 20)
     finally:
@@ -335,27 +351,174 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     status, metrics = first.request("GET", "/metrics")[:2]
     stale = next(line for line in metrics.splitlines() if line.startswith("herald_cluster_stale_writes_total"))
     assert float(stale.split()[-1]) >= 1, stale
+    taker = cluster.node(ended["job"]["node"])
+    deleted = next(line for line in taker.request("GET", "/metrics")[1].splitlines()
+                   if line.startswith("herald_cluster_lease_entries_deleted_total"))
+    assert float(deleted.split()[-1]) == 1, deleted
     watcher.close()
+
+
+def lease_holders(redis, job):
+    """The nodes under which `job`'s lease entry is pending (one, while it is held; none once it ended)."""
+    entry = redis.command("HGET", "herald:leaseof", job)
+    pending = redis.command("XPENDING", "herald:leases", "holders", "-", "+", 100)
+    return [consumer.decode() for (held, consumer, _idle, _count) in pending if held == entry]
 
 
 def test_jobs_run_where_there_is_room(herald_factory, redis_factory, tmp_path):
     cluster = Cluster(herald_factory, redis_factory(), tmp_path, workers=1)
     viewer = Viewer(cluster.nodes[2].ws, timeout=60)
     wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
-    # Three long jobs, all started on n1, which runs one job at a time: the others take the rest.
-    jobs = [cluster.nodes[0].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 2000}})[1]["id"] for _ in range(3)]
+    # Three long jobs of a kind that may run ten at once in the cluster, all started on n1, which runs
+    # one job at a time (--workers 1): the others take the rest.
+    jobs = [cluster.nodes[0].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 2000}})[1]["id"] for _ in range(3)]
     assert {runner(viewer, job) for job in jobs} == {"n1", "n2", "n3"}, "each node runs one"
     # A fourth waits for room, owned by nobody; a cancel takes it out of the queue.
-    status, waiting = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})
+    status, waiting = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 3}})
     assert status == 202
     status, cancelled = cluster.nodes[2].json("POST", f"/api/jobs/{waiting['id']}/cancel")
     assert status == 202 and cancelled["state"] == "cancelled" and "node" not in cancelled, cancelled
     # A fifth runs as soon as a node has room again.
-    status, fifth = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})
+    status, fifth = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 3}})
     assert status == 202
     cluster.nodes[0].json("POST", f"/api/jobs/{jobs[0]}/cancel")
     ended = wait_for(lambda: next((m for m in viewer.seen() if terminal(m, fifth["id"])), None), what="the fifth's end", timeout=30)
     assert ended["job"]["state"] == "succeeded"
     for job in jobs[1:]:
         cluster.nodes[0].json("POST", f"/api/jobs/{job}/cancel")
+    viewer.close()
+
+
+def test_a_kinds_concurrency_holds_across_the_cluster(cluster):
+    viewer = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    # Six starts of a kind limited to two at once, spread over the three nodes: each node alone would
+    # run two, so without a cluster-wide limit six would run together.
+    jobs = [cluster.nodes[index % 3].json("POST", "/api/jobs", {"kind": "pair", "params": {"n": 20}})[1]["id"] for index in range(6)]
+    ended = wait_for(lambda: [m for m in viewer.seen() if m.get("type") == "job" and m["job"]["id"] in jobs and terminal(m)]
+                     if sum(1 for m in viewer.seen() if terminal(m) and m["job"]["id"] in jobs) == 6 else None,
+                     what="the six to end", timeout=60)
+    assert all(m["job"]["state"] == "succeeded" for m in ended)
+    running, most = set(), 0
+    for message in viewer.seen():
+        if message.get("type") != "job" or message["job"]["id"] not in jobs:
+            continue
+        if message["job"]["state"] == "running":
+            running.add(message["job"]["id"])
+        else:
+            running.discard(message["job"]["id"])
+        most = max(most, len(running))
+    assert most == 2, f"at most two of the kind ran at once across the cluster (saw {most})"
+    viewer.close()
+
+
+def test_one_node_fetches_news_and_another_takes_over_when_it_stops(herald_factory, redis_factory, tmp_path):
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, extra=("--news-interval", "0.3"))
+    viewer = Viewer(cluster.nodes[2].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+
+    def fetchers(since=0):
+        """The nodes that ran background news fetches, from the viewer's `index`-th message on."""
+        return [m["job"]["node"] for m in viewer.seen()[since:] if m.get("type") == "job" and m["job"]["kind"] == "fetch"
+                and m["job"]["state"] == "running" and m["job"]["params"].get("background")]
+
+    wait_for(lambda: len(fetchers()) >= 6, what="six background fetches", timeout=30)
+    assert len(set(fetchers())) == 1, f"every node was given --news-interval, one fetches: {fetchers()}"
+    first = cluster.node(fetchers()[0])
+    first.process.send_signal(signal.SIGKILL)
+    first.process.wait()
+    mark = len(viewer.seen())
+    wait_for(lambda: len(fetchers(mark)) >= 4, what="fetches from another node", timeout=LEASE + 20)
+    later = fetchers(mark)
+    assert len(set(later[1:])) == 1 and later[-1] != fetchers()[0], later
+    viewer.close()
+
+
+def test_a_stopped_nodes_workers_are_no_longer_listed_and_a_paused_ones_come_back(cluster):
+    worker_jobs = cluster.folder / "worker-jobs.json"
+    kinds = json.loads(cluster.jobs.read_text())["kinds"]
+    worker_jobs.write_text(json.dumps({"kinds": {"slow": kinds["slow"]}}))
+    viewer = Viewer(cluster.nodes[1].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+
+    def listed():
+        lists = [m["workers"] for m in viewer.seen() if m.get("type") == "workers"]
+        return [w["name"] for w in lists[-1]] if lists else []
+
+    worker = Worker(cluster.nodes[0], worker_jobs, "remote-1", cluster.folder)
+    try:
+        wait_for(lambda: listed() == ["remote-1"], what="the worker listed on another node")
+        # Paused past its lease, the node is forgotten with its worker; continued, it lists it again.
+        cluster.nodes[0].process.send_signal(signal.SIGSTOP)
+        try:
+            wait_for(lambda: listed() == [], what="the paused node's worker gone from the list", timeout=LEASE + 20)
+        finally:
+            cluster.nodes[0].process.send_signal(signal.SIGCONT)
+        wait_for(lambda: listed() == ["remote-1"], what="the worker listed again", timeout=20)
+        cluster.nodes[0].process.send_signal(signal.SIGKILL)
+        cluster.nodes[0].process.wait()
+        wait_for(lambda: listed() == [], what="the stopped node's worker gone from the list", timeout=LEASE + 20)
+        assert cluster.nodes[1].json("GET", "/api/workers")[1]["workers"] == []
+    finally:
+        worker.stop()
+    viewer.close()
+
+
+def test_history_pages_every_nodes_jobs_from_any_node(herald_factory, redis_factory, tmp_path):
+    # Two recent finished jobs in every view, three more in Redis's archive, the rest forgotten.
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, extra=("--recent-jobs", "2", "--history-jobs", "3"))
+    started = []
+    for index in range(7):
+        node = cluster.nodes[index % 3]
+        status, job = node.json("POST", "/api/jobs", {"kind": "pair" if index % 2 else "wide", "params": {"n": 1}})
+        assert status == 202, job
+        wait_for(lambda: node.json("GET", f"/api/jobs/{job['id']}")[1].get("state") == "succeeded"
+                 or cluster.redis.command("HEXISTS", "herald:archive", job["id"]) == 1, what=f"job {index} to end")
+        started.append(job)
+    expected = [job["id"] for job in sorted(started[2:], key=lambda j: (j["createdAt"], j["id"]), reverse=True)]
+
+    def pages(node, query):
+        ids, before = [], ""
+        while True:
+            status, page = node.json("GET", f"/api/jobs?{query}&limit=2{before}")
+            assert status == 200, page
+            ids += [job["id"] for job in page["jobs"]]
+            if page["next"] is None:
+                return ids
+            before = f"&before={page['next']}"
+
+    for node in cluster.nodes:
+        assert pages(node, "state=") == expected, "the newest five of the seven, wherever they ran, newest first"
+    pairs = [job_id for job_id in expected if next(j for j in started if j["id"] == job_id)["kind"] == "pair"]
+    assert pages(cluster.nodes[1], "kind=pair&state=succeeded") == pairs
+    assert {job["node"] for job in cluster.nodes[2].json("GET", "/api/jobs?limit=10")[1]["jobs"]} == {"n1", "n2", "n3"}
+    # An archived job is still found by id on every node; a forgotten one is not.
+    for node in cluster.nodes:
+        status, record = node.json("GET", f"/api/jobs/{expected[-1]}")
+        assert status == 200 and record["state"] == "succeeded", record
+        assert node.json("GET", f"/api/jobs/{started[0]['id']}")[0] == 404
+
+
+def test_a_start_may_wait_for_jobs_of_other_nodes(cluster):
+    viewer = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in viewer.seen()), what="a snapshot")
+    status, first = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 10}})
+    assert status == 202, first
+    runs_on = runner(viewer, first["id"])
+    other = next(node for node in cluster.nodes if f"--node {runs_on} " not in " ".join(node.process.args) + " ")
+    status, second = other.json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 1}, "after": [first["id"]]})
+    assert status == 202 and second["state"] == "waiting", second
+    ended = wait_for(lambda: next((m["job"] for m in viewer.seen() if terminal(m, second["id"])), None), what="the second's end")
+    first_end = next(index for index, m in enumerate(viewer.seen()) if terminal(m, first["id"]))
+    second_run = next(index for index, m in enumerate(viewer.seen())
+                      if m.get("type") == "job" and m["job"]["id"] == second["id"] and m["job"]["state"] == "running")
+    assert ended["state"] == "succeeded" and second_run > first_end, "it ran once the other node's job had succeeded"
+    # A dependency that ends otherwise cancels the job that waits for it, wherever each is.
+    status, third = cluster.nodes[1].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 400}})
+    status, fourth = cluster.nodes[2].json("POST", "/api/jobs", {"kind": "wide", "params": {"n": 1}, "after": [third["id"]]})
+    assert status == 202, fourth
+    runner(viewer, third["id"])
+    assert cluster.nodes[0].json("POST", f"/api/jobs/{third['id']}/cancel")[0] == 202
+    cancelled = wait_for(lambda: next((m["job"] for m in viewer.seen() if terminal(m, fourth["id"])), None), what="the fourth's end")
+    assert cancelled["state"] == "cancelled" and third["id"] in cancelled.get("error", ""), cancelled
     viewer.close()

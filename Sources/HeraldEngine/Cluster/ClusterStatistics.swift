@@ -6,8 +6,11 @@ public struct ClusterStatistics: Sendable, Equatable {
     /// How far behind the shared stream this node's view was at its last entry: the time from the
     /// event's `ts` to this node applying it, in seconds.
     public var streamLagSeconds: Double = 0
-    /// Jobs this node took over from a node that stopped renewing them.
+    /// Jobs this node took over from a node that stopped renewing their leases.
     public var reclaims = 0
+    /// Lease entries Redis reported deleted while a job was held (`XAUTOCLAIM`'s third answer: the
+    /// stream entry was removed by hand or trimmed); their jobs were taken over all the same.
+    public var deletedLeaseEntries = 0
     /// Page requests this node sent to another node, and those it answered for another node.
     public var pagesForwarded = 0
     public var pagesServedForOthers = 0

@@ -25,6 +25,34 @@ extension JobDispatcher {
         }
     }
 
+    /// The states of jobs other cluster nodes run, as the cluster's view last saw them. `register`:
+    /// jobs a start is about to name in `after` (so the start may name them); otherwise only the
+    /// jobs this dispatcher's unfinished jobs wait for are kept, and a change lets them go on (or be
+    /// cancelled, when a dependency ended other than `succeeded`). Thread: any; never waits.
+    public func noteForeignJobs(_ states: [JobID: JobState], register: Bool = false) {
+        queue.async { [self] in
+            var changed = false
+            for (id, state) in states where jobs[id] == nil && (register || foreignStates[id] != nil) {
+                changed = changed || foreignStates[id] != state
+                foreignStates[id] = state
+            }
+            guard changed else { return }
+            resolveDependents()
+            pump()
+            let waitedFor = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
+            if !register { foreignStates = foreignStates.filter { waitedFor.contains($0.key) } }
+        }
+    }
+
+    /// Says again which remote workers are attached (a `workers` event): a cluster node the others
+    /// had forgotten (it was paused past its lease) lists them again. Thread: any; never waits.
+    public func announceWorkers() {
+        queue.async { [self] in
+            guard !workerPool.infos.isEmpty else { return }
+            emit(.workers(workerPool.infos))
+        }
+    }
+
     /// The kinds this dispatcher can run (itself or on an attached worker). Thread: any.
     public var runnableKinds: [JobKind] { queue.sync { offeredKinds } }
 }

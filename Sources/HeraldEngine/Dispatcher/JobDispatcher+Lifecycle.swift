@@ -19,7 +19,7 @@ extension JobDispatcher {
         var after: [JobID] = []
         for text in request.after {
             let id = JobID(text)
-            guard jobs[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
+            guard jobs[id] != nil || foreignStates[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
             if !after.contains(id) { after.append(id) }
         }
         // A new job can only name jobs that already exist, so a cycle cannot be formed.
@@ -131,7 +131,7 @@ extension JobDispatcher {
                 guard let record = jobs[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else {
                     continue
                 }
-                let dependencies = record.after.map { ($0, jobs[$0]?.state) }
+                let dependencies = record.after.map { ($0, dependencyState($0)) }
                 if let (failed, state) = dependencies.first(where: { $0.1 != nil && $0.1!.isTerminal && $0.1 != .succeeded }) {
                     finishWithoutRunning(id, state: .cancelled, reason: "dependency \(failed) ended \(state!.rawValue)")
                     changed = true
@@ -146,13 +146,17 @@ extension JobDispatcher {
         }
     }
 
+    /// The state of a job a job of this dispatcher waits for: its own, or one another cluster node
+    /// runs (`foreignStates`).
+    func dependencyState(_ id: JobID) -> JobState? { jobs[id]?.state ?? foreignStates[id] }
+
     /// Starts queued jobs, oldest first, while per-kind limits allow: on a remote worker with a free
     /// slot that runs the kind, else here while local workers are free and the kind has a command.
     func pump() {
         guard !isShuttingDown else { return }
         for id in order {
             guard let record = jobs[id], record.state == .queued,
-                record.after.allSatisfy({ jobs[$0]?.state == .succeeded })
+                record.after.allSatisfy({ dependencyState($0) == .succeeded })
             else { continue }
             if let due = retryAt[id], due > clock.now { continue }
             switch freeSlot(for: record.kind) {

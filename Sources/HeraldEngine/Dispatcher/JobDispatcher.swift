@@ -52,6 +52,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var streamedResults: [JobID: [JSONValue]] = [:]
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
+    /// Asked before each background news fetch; nil: always fetch. A cluster node sets it, so one node
+    /// of the cluster fetches (`ClusterEngine`). Confined to `queue`.
+    var backgroundFetchGate: (@Sendable () -> Bool)?
+    /// The last known states of jobs another cluster node runs that this dispatcher's jobs wait for
+    /// (`after`), told by the cluster engine (`noteForeignJobs`). Confined to `queue`.
+    var foreignStates: [JobID: JobState] = [:]
     var isShuttingDown = false
     /// Events emitted while a request is answered, delivered right after its reply; nil otherwise.
     var heldEvents: [SequencedEvent]?

@@ -3,14 +3,13 @@ internal import CLibWebSockets
 import Foundation
 
 /// Memory libwebsockets keeps raw pointers into for the context's whole life: the protocols array,
-/// names, the interface string and the keepalive policy. Allocated before `lws_create_context`,
+/// names and the interface string. Allocated before `lws_create_context`,
 /// released after `lws_context_destroy`. Thread: the service thread.
 final class ContextResources {
     static let protocolName = "herald.v1"
     let protocols: UnsafeMutablePointer<lws_protocols>
     let name: UnsafeMutablePointer<CChar>
     let interface: UnsafeMutablePointer<CChar>
-    let policy: UnsafeMutablePointer<lws_retry_bo_t>
     let certificate: UnsafeMutablePointer<CChar>?
     let key: UnsafeMutablePointer<CChar>?
     let configuration: ServerConfiguration
@@ -30,10 +29,6 @@ final class ContextResources {
         protocols[0].tx_packet_size = configuration.writeBatchBytes + 1024
         certificate = configuration.tlsCertificatePath.map { strdup($0) }
         key = configuration.tlsKeyPath.map { strdup($0) }
-        policy = .allocate(capacity: 1)
-        policy.initialize(to: lws_retry_bo_t())
-        policy.pointee.secs_since_valid_ping = configuration.pingAfterSeconds
-        policy.pointee.secs_since_valid_hangup = configuration.hangupAfterSeconds
     }
 
     func creationInfo(owner: UnsafeMutableRawPointer) -> lws_context_creation_info {
@@ -44,7 +39,8 @@ final class ContextResources {
         info.user = owner
         info.gid = -1
         info.uid = -1
-        info.retry_and_idle_policy = UnsafePointer(policy)
+        // No retry_and_idle_policy: the hub does the keepalive (StreamHub+Keepalive.swift), because lws
+        // 4.1 keeps a validity timer per connection in one sorted list and re-sorts it on traffic.
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         if let certificate, let key {
             info.ssl_cert_filepath = UnsafePointer(certificate)
@@ -67,8 +63,6 @@ final class ContextResources {
         free(key)
         protocols.deinitialize(count: 2)
         protocols.deallocate()
-        policy.deinitialize(count: 1)
-        policy.deallocate()
     }
 
     deinit { assert(released, "ContextResources released before the context was destroyed") }

@@ -18,6 +18,7 @@ func heraldServerCallback(
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: event = .filterConnection
     case LWS_CALLBACK_ESTABLISHED: event = .established
     case LWS_CALLBACK_RECEIVE: event = .receive(bytes)
+    case LWS_CALLBACK_RECEIVE_PONG: event = .pong
     case LWS_CALLBACK_SERVER_WRITEABLE: event = .writeable
     case LWS_CALLBACK_WS_PEER_INITIATED_CLOSE:
         event = .peerClose(code: length >= 2 ? UInt16(bytes[0]) << 8 | UInt16(bytes[1]) : nil)

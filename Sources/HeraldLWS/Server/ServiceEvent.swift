@@ -5,6 +5,8 @@ enum ServiceEvent {
     case filterConnection
     case established
     case receive(UnsafeRawBufferPointer)
+    /// A pong frame arrived (an answer to the keepalive's ping, or a peer's own heartbeat).
+    case pong
     case writeable
     /// The peer sent a close frame with this code (nil when it had none).
     case peerClose(code: UInt16?)

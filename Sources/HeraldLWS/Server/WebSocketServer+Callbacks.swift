@@ -29,6 +29,9 @@ extension WebSocketServer {
             let isFinal = lws_is_final_fragment(wsi) != 0 && lws_remaining_packet_payload(wsi) == 0
             hub.received(id, bytes, isBinary: lws_frame_is_binary(wsi) != 0, isFinal: isFinal, now: now, into: &actions)
             return .proceed
+        case .pong:
+            if let id = ids[wsi] { hub.heard(id, now: now) }
+            return .proceed
         case .writeable:
             guard let id = ids[wsi] else { return .proceed }
             return write(to: wsi, id: id)
@@ -67,6 +70,13 @@ extension WebSocketServer {
         sockets.removeValue(forKey: id)
         hub.closed(id, into: &actions)
         noteBacklog()
+    }
+
+    /// The keepalive timer fired: the hub sweeps its connections, and the timer is set again.
+    func keepaliveTick() {
+        hub.sweepKeepalive(now: uptime(), into: &actions)
+        performActions()
+        if let context, let keepaliveTimer { keepaliveTimer.schedule(on: context, after: StreamHub.keepaliveSweepSeconds) }
     }
 
     /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
@@ -118,6 +128,8 @@ extension WebSocketServer {
             switch action {
             case .wantWritable(let id):
                 if let wsi = sockets[id] { lws_callback_on_writable(wsi) }
+            case .drop(let id):
+                if let wsi = sockets[id] { herald_drop(wsi) }
             case .ask(let request, let ticket):
                 engine.send(request) { [inbox] reply in inbox.post(.answer(ticket, reply)) }
             case .respond(let id, let response):

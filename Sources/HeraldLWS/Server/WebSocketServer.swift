@@ -49,6 +49,8 @@ public final class WebSocketServer: @unchecked Sendable {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var nextID: ConnectionID = 1
     var batchBuffer: [UInt8] = []
+    /// Fires the hub's keepalive sweep once a second while the context lives.
+    var keepaliveTimer: KeepaliveTimer?
 
     /// `inbox` may be made first by a caller that paces a producer by it (`herald serve --bench`).
     public init(
@@ -163,6 +165,9 @@ public final class WebSocketServer: @unchecked Sendable {
             return
         }
         self.context = context
+        let keepalive = KeepaliveTimer(owner: Unmanaged.passUnretained(self).toOpaque())
+        keepalive.schedule(on: context, after: StreamHub.keepaliveSweepSeconds)
+        keepaliveTimer = keepalive
         let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
         let pointer = ContextPointer(pointer: context)
         // lws_cancel_service is the one lws call other threads make; the inbox calls it under its lock.
@@ -177,6 +182,8 @@ public final class WebSocketServer: @unchecked Sendable {
             if lws_service(context, 0) < 0 { break }
         }
         inbox.setWaker(nil)
+        keepaliveTimer = nil
+        keepalive.release()
         lws_context_destroy(context)
         self.context = nil
         resources.release()

@@ -4,6 +4,9 @@ import HeraldEngine
 public enum HubAction: Sendable {
     /// Call back with `StreamHub.writable` when the connection's socket takes more.
     case wantWritable(ConnectionID)
+    /// Close the connection at once, without a closing handshake: its peer went silent (keepalive), so
+    /// it may never read a close frame, nor make its socket writable again.
+    case drop(ConnectionID)
     /// Send this request to the engine; post its reply to the inbox as `.answer(ticket, reply)`.
     case ask(EngineRequest, HubTicket)
     /// Answer an HTTP exchange.

@@ -29,6 +29,14 @@ final class HubConnection {
     var inboundIsBinary = false
     /// Set when the connection must close at its next writable callback, with this code and reason.
     var pendingClose: (code: UInt16, reason: String)?
+    /// Keepalive (`StreamHub.sweepKeepalive`): when the peer was last heard from (a message fragment
+    /// or a pong; seconds on the hub's monotonic clock), when the hub last decided to ping it (nil once
+    /// it answered), whether that ping still waits for a writable callback, and whether the hub already
+    /// told the transport to drop it for its silence.
+    var lastHeard: Double
+    var pingAskedAt: Double?
+    var pingDue = false
+    var isDroppedForSilence = false
     /// Whether `auth` (or the handshake) presented the control token.
     var isAuthorized: Bool
     /// Whether `auth` presented the worker token (`--worker-token`).
@@ -44,8 +52,9 @@ final class HubConnection {
     /// snapshot is always the first message; nil once it was.
     var heldReplies: [OutboundFrame]? = []
 
-    init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool, isEcho: Bool) {
+    init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool, isEcho: Bool, now: Double) {
         self.id = id
+        self.lastHeard = now
         self.peer = peer
         self.outbox = outbox
         self.commandBucket = commandBucket

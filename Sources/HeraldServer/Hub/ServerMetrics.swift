@@ -9,6 +9,8 @@ public struct ServerMetrics: Sendable {
     public var bytesSent = 0
     public var resyncs = 0
     public var slowClientCloses = 0
+    /// Connections dropped by the keepalive: nothing heard from them for `hangupAfterSeconds`.
+    public var silentPeerCloses = 0
     public var httpRequests = 0
     /// Commands by "type/outcome", outcome being `ok` or an error code.
     public var commands: [String: Int] = [:]
@@ -60,6 +62,9 @@ public struct ServerMetrics: Sendable {
             "herald_resyncs_total", "counter", "Clients that fell off the shared ring (slow) or missed events, resynced with a snapshot.",
             [("", "\(resyncs)")])
         metric("herald_slow_client_closes_total", "counter", "Connections closed for resyncing too often.", [("", "\(slowClientCloses)")])
+        metric(
+            "herald_silent_peer_closes_total", "counter", "Connections dropped by the keepalive: silent past the hang-up time.",
+            [("", "\(silentPeerCloses)")])
         metric("herald_http_requests_total", "counter", "HTTP requests answered.", [("", "\(httpRequests)")])
         metric(
             "herald_commands_total", "counter", "Commands received, by type and outcome.",
@@ -118,7 +123,12 @@ public struct ServerMetrics: Sendable {
         metric(
             "herald_cluster_events_shed_total", "counter",
             "Progress, log and results events dropped because too many waited for Redis.", [(node, "\(cluster.eventsShed)")])
-        metric("herald_cluster_reclaims_total", "counter", "Jobs this node took over from stopped nodes.", [(node, "\(cluster.reclaims)")])
+        metric(
+            "herald_cluster_reclaims_total", "counter", "Jobs this node took over when their lease lapsed.", [(node, "\(cluster.reclaims)")]
+        )
+        metric(
+            "herald_cluster_lease_entries_deleted_total", "counter", "Lease entries Redis reported deleted while their job was held.",
+            [(node, "\(cluster.deletedLeaseEntries)")])
         metric(
             "herald_cluster_pages_forwarded_total", "counter", "Result pages this node asked of other nodes.",
             [(node, "\(cluster.pagesForwarded)")])

@@ -7,6 +7,8 @@ extension StreamHub {
         _ id: ConnectionID, _ bytes: UnsafeRawBufferPointer, isBinary: Bool, isFinal: Bool, now: Double, into actions: inout [HubAction]
     ) {
         guard let connection = connections[id] else { return }
+        connection.lastHeard = now
+        connection.pingAskedAt = nil
         // Closing (1009 below): what is still arriving is read and dropped, so the transport stays in
         // step with the frames and the close frame goes out at the next writable callback.
         if connection.pendingClose != nil { return }

@@ -96,7 +96,7 @@ public struct StreamHub {
                 capBytes: configuration.outboxCapBytes, resyncLimit: configuration.resyncLimit,
                 resyncWindow: configuration.resyncWindowSeconds),
             commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
-            isAuthorized: handshake.authorized, isEcho: handshake.echo)
+            isAuthorized: handshake.authorized, isEcho: handshake.echo, now: now)
         connections[id] = connection
         guard !connection.isEcho else { return }
         metrics.connectionsAccepted += 1
@@ -162,7 +162,8 @@ public struct StreamHub {
         }
         let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
         if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
-        guard !connection.outbox.isEmpty || hasStream else { return .idle }
+        let ping = connection.pingDue && connection.pendingClose == nil
+        guard !connection.outbox.isEmpty || hasStream || ping else { return .idle }
         let before = connection.outbox.count
         var oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
         var frames = before - connection.outbox.count
@@ -171,6 +172,12 @@ public struct StreamHub {
             connection.cursor = taken.next
             frames += taken.frames
             if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }
+        }
+        if ping {
+            // The keepalive's ping, after whole frames (lws sends any unsent tail of the last write first).
+            connection.pingDue = false
+            buffer.append(contentsOf: WebSocketFrame.ping)
+            frames += 1
         }
         if let oldest { metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6) }
         metrics.framesSent += frames

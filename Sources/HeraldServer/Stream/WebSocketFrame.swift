@@ -9,6 +9,10 @@ public enum WebSocketFrame {
 
     public static func text(_ payload: [UInt8]) -> [UInt8] { frame(opcode: textOpcode, payload) }
 
+    /// The keepalive's ping. It carries a payload because libwebsockets 4.1 tells its user only of
+    /// pongs that have one, and a pong echoes its ping's payload.
+    public static let ping: [UInt8] = frame(opcode: 0x9, Array("herald".utf8))
+
     /// A final, unmasked frame with the given opcode (text or binary).
     public static func frame(opcode: UInt8, _ payload: [UInt8]) -> [UInt8] {
         var frame: [UInt8] = []
