@@ -3,13 +3,14 @@ internal import CLibWebSockets
 import Foundation
 
 /// Memory libwebsockets keeps raw pointers into for the context's whole life: the protocols array,
-/// names and the interface string. Allocated before `lws_create_context`,
+/// names, the interface string and the (empty) retry and idle policy. Allocated before `lws_create_context`,
 /// released after `lws_context_destroy`. Thread: the service thread.
 final class ContextResources {
     static let protocolName = "herald.v1"
     let protocols: UnsafeMutablePointer<lws_protocols>
     let name: UnsafeMutablePointer<CChar>
     let interface: UnsafeMutablePointer<CChar>
+    let policy: UnsafeMutablePointer<lws_retry_bo_t>
     let certificate: UnsafeMutablePointer<CChar>?
     let key: UnsafeMutablePointer<CChar>?
     let configuration: ServerConfiguration
@@ -27,6 +28,9 @@ final class ContextResources {
         protocols[0].rx_buffer_size = 16 * 1024
         // Lets one write carry a whole batch of frames; without it lws splits sends at rx_buffer_size.
         protocols[0].tx_packet_size = configuration.writeBatchBytes + 1024
+        // All zero: no validity timers (see creationInfo).
+        policy = .allocate(capacity: 1)
+        policy.initialize(to: lws_retry_bo_t())
         certificate = configuration.tlsCertificatePath.map { strdup($0) }
         key = configuration.tlsKeyPath.map { strdup($0) }
     }
@@ -39,8 +43,11 @@ final class ContextResources {
         info.user = owner
         info.gid = -1
         info.uid = -1
-        // No retry_and_idle_policy: the hub does the keepalive (StreamHub+Keepalive.swift), because lws
-        // 4.1 keeps a validity timer per connection in one sorted list and re-sorts it on traffic.
+        // The hub does the keepalive (StreamHub+Keepalive.swift): lws 4.1 keeps a validity timer per
+        // connection in one sorted list and re-inserts it, walking the list, as traffic confirms the
+        // connection. Without a policy lws applies its own (ping after 300 s, hang up at 310 s), timers
+        // and all; a policy whose hang-up time is zero is the one way to have none.
+        info.retry_and_idle_policy = UnsafePointer(policy)
         info.options = UInt64(LWS_SERVER_OPTION_VALIDATE_UTF8) | UInt64(LWS_SERVER_OPTION_DISABLE_IPV6)
         if let certificate, let key {
             info.ssl_cert_filepath = UnsafePointer(certificate)
@@ -63,6 +70,8 @@ final class ContextResources {
         free(key)
         protocols.deinitialize(count: 2)
         protocols.deallocate()
+        policy.deinitialize(count: 1)
+        policy.deallocate()
     }
 
     deinit { assert(released, "ContextResources released before the context was destroyed") }
