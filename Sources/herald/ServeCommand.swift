@@ -44,6 +44,7 @@ enum ServeCommand {
     }
 
     private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
+        MallocArenas.limit(environment: ProcessInfo.processInfo.environment)
         let logger = Logger(level: options.server.logLevel)
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
