@@ -29,7 +29,8 @@ let package = Package(
         // a warning on every build.
         .systemLibrary(name: "CHiredis"),
         // glibc's GNU extensions for starting a job's program (posix_spawn in a new session, in a
-        // folder, closing descriptors): declarations only, no C code.
+        // folder, closing descriptors) and for capping malloc arenas: declarations and one-line
+        // inline wrappers, no C sources.
         .systemLibrary(name: "CSystemExtras"),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         .target(name: "HeraldEngine", dependencies: ["CSystemExtras"]),
@@ -47,7 +48,8 @@ let package = Package(
         // one ordered stream with every other node through Redis Streams (docs/scaling.md).
         .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis"]),
         .executableTarget(
-            name: "herald", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster"]),
+            name: "herald",
+            dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster", "CSystemExtras"]),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
         // The Redis client and the cluster node on a real redis-server (the suite ThreadSanitizer runs).

@@ -16,6 +16,11 @@ public struct EngineConfiguration: Sendable {
     public var enableTicker: Bool
     /// Finished jobs kept in memory, snapshots and the journal; older ones go to the history archive.
     public var retainedFinishedJobs: Int
+    /// Bytes (JSON-encoded) of results that jobs keep for paging (a search's matches), in all
+    /// (`--kept-results-bytes`); past it the oldest finished jobs that keep results are forgotten
+    /// before the finished jobs number `retainedFinishedJobs`. A kept match costs a few times its
+    /// encoding in memory (a dictionary and three values).
+    public var keptResultBytes = 4 << 20
     /// Seconds a remote worker may stay silent before its attempts are lost (`--worker-lease`).
     public var workerLeaseSeconds: Double = 30
     /// The cluster node this dispatcher runs jobs for (`herald serve --redis --node NAME`): written

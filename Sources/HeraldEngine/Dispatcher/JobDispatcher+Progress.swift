@@ -56,9 +56,9 @@ extension JobDispatcher: JobEventSink {
     /// streamed but not kept, so a job that streams without end cannot grow memory without end.
     /// Thread: `queue`.
     func keepAndEmitResults(job: JobID, items: [JSONValue]) {
-        let kept = streamedResults[job]?.count ?? 0
+        let kept = streamedResults.count(of: job)
         if kept < environment.maxSearchResults {
-            streamedResults[job, default: []].append(contentsOf: items.prefix(environment.maxSearchResults - kept))
+            streamedResults.append(items.prefix(environment.maxSearchResults - kept), for: job)
         }
         emit(.results(job: job, items: items))
     }

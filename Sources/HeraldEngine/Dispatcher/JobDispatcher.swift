@@ -49,7 +49,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var cancelRequested: Set<JobID> = []
     var requestIds: [String: JobID] = [:]
     var requestIdOrder: [String] = []
-    var streamedResults: [JobID: [JSONValue]] = [:]
+    /// Search matches kept for paging, and their weight in bytes (bounded by `forgetOldJobs`).
+    var streamedResults = KeptResults()
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
     /// Asked before each background news fetch; nil: always fetch. A cluster node sets it, so one node
@@ -290,7 +291,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         guard (1...10_000).contains(limit) else { return reply(.failure(.badRequest(field: "limit", "must be from 1 to 10000"))) }
         queue.async { [self] in
             guard let record = jobs[JobID(id)] else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
-            let streamed = streamedResults[record.id] ?? []
+            let streamed = streamedResults[record.id]
             let runner = runners[record.kind]
             let environment = environment
             if runner is CommandRunner {
