@@ -16,8 +16,7 @@ extension ClusterEngine {
             // the cluster's queue of its kind, checked here first.
             guard start.after.isEmpty else {
                 return viewQueue.async { [self] in
-                    tellDependencies(of: start)
-                    commandQueue.async { [self] in admit(start, reply: reply) }
+                    tellDependencies(of: start) { [self] in admit(start, reply: reply) }
                 }
             }
             local.check(start) { [self] checked in
@@ -86,14 +85,34 @@ extension ClusterEngine {
         }
     }
 
-    /// Tells this node's dispatcher the states of the jobs `start` names in `after` that other nodes
-    /// run, from the view (so the start may name them, and its job waits for them). Thread: `viewQueue`.
-    func tellDependencies(of start: StartRequest) {
+    /// Tells this node's dispatcher the states of the jobs `start` names in `after`, from the view, or from Redis for one the view does not hold yet (another node admitted it a
+    /// moment ago): so the start may name them, and its job waits for them. Then `then` runs on
+    /// `commandQueue`. Thread: `viewQueue`.
+    func tellDependencies(of start: StartRequest, then: @escaping @Sendable () -> Void) {
         var states: [JobID: JobState] = [:]
+        var unseen: [String] = []
         for text in start.after {
-            if let record = view?.job(JobID(text)), record.node != settings.node { states[record.id] = record.state }
+            // This node's own jobs too: one it has just taken may not have reached its dispatcher yet
+            // (the dispatcher prefers its own record once it has one).
+            if let record = view?.job(JobID(text)) {
+                states[record.id] = record.state
+            } else {
+                unseen.append(text)
+            }
         }
-        if !states.isEmpty { local.noteForeignJobs(states, register: true) }
+        let known = states
+        let missing = unseen
+        commandQueue.async { [self] in
+            var states = known
+            for id in missing {
+                guard let bytes = try? commands().command("HGET", settings.keys.jobs, id).bytes,
+                    let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
+                else { continue }
+                states[record.id] = record.state
+            }
+            if !states.isEmpty { local.noteForeignJobs(states, register: true) }
+            then()
+        }
     }
 
     /// A job this node's view does not hold (yet, or any more): this node's own record (one it just

@@ -26,8 +26,8 @@ extension JobDispatcher {
     }
 
     /// The states of jobs other cluster nodes run, as the cluster's view last saw them. `register`:
-    /// jobs a start is about to name in `after` (so the start may name them); otherwise only the
-    /// jobs this dispatcher's unfinished jobs wait for are kept, and a change lets them go on (or be
+    /// jobs a start is about to name in `after` (so the start may name them); otherwise only jobs
+    /// already known are updated, and a change lets the jobs that wait for them go on (or be
     /// cancelled, when a dependency ended other than `succeeded`). Thread: any; never waits.
     public func noteForeignJobs(_ states: [JobID: JobState], register: Bool = false) {
         queue.async { [self] in
@@ -39,8 +39,12 @@ extension JobDispatcher {
             guard changed else { return }
             resolveDependents()
             pump()
-            let waitedFor = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
-            if !register { foreignStates = foreignStates.filter { waitedFor.contains($0.key) } }
+            // Bounded: past a thousand, only the jobs unfinished jobs wait for stay. (Not at every
+            // change: a state registered for a start not yet made must outlive other nodes' events.)
+            if foreignStates.count > 1000 {
+                let waitedFor = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
+                foreignStates = foreignStates.filter { waitedFor.contains($0.key) }
+            }
         }
     }
 
