@@ -60,6 +60,57 @@ final class SlowClientTests: XCTestCase {
         let closeFrame = bytes.indices.dropLast(3).first { bytes[$0] == 0x88 && bytes[$0 + 2] == 0x0F && bytes[$0 + 3] == 0xA8 }
         XCTAssertNotNil(closeFrame, "close 4008 was sent")
     }
+
+    /// A peer that hangs up (a FIN) while the server still holds bytes it could not send: the
+    /// server must go on serving. libwebsockets 4.1, holding the unsent tail of a write itself,
+    /// answers that end-of-stream by waiting to flush the tail, and its service loop then reads the
+    /// same end-of-stream again forever without polling (measured: 100 % of a core, no connection
+    /// served). Herald keeps the unsent tail itself, so lws closes the connection at once.
+    func testAPeerThatHangsUpWhileBytesAreQueuedForItDoesNotStopTheServer() throws {
+        let runner = GateRunner(steps: 10_000_000, free: true)
+        let server = try LiveServer(runners: [runner]) {
+            $0.ringBytes = 64 * 1024
+            $0.resyncLimit = 1_000
+        }
+        let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+        // The server's end gets a small, fixed send buffer, so a write is cut short as soon as the
+        // reader stops: the kernel does the same to many connections at once under TCP memory
+        // pressure (a thousand far-behind clients). Without it, loopback grows the buffer to 4 MiB
+        // and stops reporting the socket writable before a 64 KiB write could be cut short.
+        var small: Int32 = 4096
+        let accepted = try XCTUnwrap(stalled.acceptedEnd(), "the server's end of the connection")
+        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
+        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        // Once the ring has moved past the stalled reader, its first write's unsent tail is waiting.
+        let deadline = Date(timeIntervalSinceNow: 60)
+        var resyncs = 0
+        while Date() < deadline, resyncs == 0 {
+            let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
+            resyncs =
+                metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
+                ?? 0
+        }
+        XCTAssertGreaterThan(resyncs, 0, "the stalled reader fell behind")
+        stalled.shutdownWrite()
+
+        // The server still answers, and the half-closed connection is gone.
+        var connections: Int64?
+        let closedBy = Date(timeIntervalSinceNow: 20)
+        while Date() < closedBy, connections != 0 {
+            let health = try RawSocket.http(port: server.port, path: "/healthz")
+            guard health.status == 200 else { break }
+            connections = try JSONParser.parse(health.body)["connections"]?.intValue
+        }
+        guard connections == 0 else {
+            // Stopping a server whose service thread spins would hang the test run: leave it.
+            XCTFail("the server stopped answering, or kept the half-closed connection (connections: \(String(describing: connections)))")
+            return
+        }
+        _ = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel")
+        server.stop()
+    }
 }
 
 /// Keepalive: a peer that stops answering pings is dropped.

@@ -39,6 +39,7 @@ extension WebSocketServer {
             if let id = ids[wsi] { hub.peerClosed(id, code: code) }
             return .proceed
         case .closed, .destroyed:
+            unsent.forget(wsi)
             forget(wsi)
             return .proceed
         case .wakeUp:
@@ -97,8 +98,14 @@ extension WebSocketServer {
         inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
     }
 
-    /// Writes what the hub gives for one writable callback: whole frames in one raw write.
+    /// Writes what the hub gives for one writable callback: whole frames in one write, after the
+    /// tail of the last one if the socket did not take all of it.
     func write(to wsi: OpaquePointer, id: ConnectionID) -> CallbackAction {
+        switch unsent.flush(wsi) {
+        case .failed: return .close
+        case .waiting: return .proceed
+        case .sent: break
+        }
         switch hub.writable(id, nowMicros: Self.wallClockMicros(), into: &batchBuffer, actions: &actions) {
         case .idle:
             return .proceed
@@ -107,14 +114,11 @@ extension WebSocketServer {
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
             return .close
         case .write(_, let more):
-            let written = batchBuffer.withUnsafeMutableBufferPointer { buffer in
-                // LWS_WRITE_HTTP is lws's raw write: on a WebSocket it sends our pre-framed bytes as they
-                // are, and queues any unsent tail itself before the next writable callback.
-                lws_write(wsi, buffer.baseAddress, buffer.count, LWS_WRITE_HTTP)
-            }
-            guard LWSResult.succeeded(Int32(clamping: written), "lws_write", logger: logger) else { return .close }
+            let outcome = batchBuffer.withUnsafeMutableBytes { unsent.write($0, to: wsi) }
+            if outcome == .failed { return .close }
             noteBacklog()
-            if more { lws_callback_on_writable(wsi) }
+            // A tail that waits has asked for the callback already.
+            if more, outcome == .sent { lws_callback_on_writable(wsi) }
             return .proceed
         }
     }

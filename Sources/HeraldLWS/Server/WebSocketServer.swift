@@ -49,6 +49,8 @@ public final class WebSocketServer: @unchecked Sendable {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var nextID: ConnectionID = 1
     var batchBuffer: [UInt8] = []
+    /// What sockets did not take yet: lws must never hold an unsent tail (see `UnsentTails`).
+    var unsent = UnsentTails()
     /// Fires the hub's keepalive sweep once a second while the context lives.
     var keepaliveTimer: KeepaliveTimer?
 

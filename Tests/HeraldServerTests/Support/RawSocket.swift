@@ -36,6 +36,39 @@ final class RawSocket {
 
     func send(_ text: String) { send(Array(text.utf8)) }
 
+    /// The descriptor of this connection's other end in this process (a live test's server runs in
+    /// the test process): the socket whose peer is this socket's local address. Looked for until
+    /// the server has accepted the connection (`connect` returns before it does) or `timeout` passes.
+    func acceptedEnd(timeout: Double = 10) -> Int32? {
+        guard let local = Self.address(descriptor, peer: false) else { return nil }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        repeat {
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            if let found = entries.compactMap({ Int32($0) }).first(where: { $0 != descriptor && Self.address($0, peer: true) == local }) {
+                return found
+            }
+            usleep(1_000)
+        } while Date() < deadline
+        return nil
+    }
+
+    /// "address:port" of one end of a TCP socket, or nil for a descriptor that is not one.
+    private static func address(_ descriptor: Int32, peer: Bool) -> String? {
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let result = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                peer ? getpeername(descriptor, $0, &length) : getsockname(descriptor, $0, &length)
+            }
+        }
+        guard result == 0, address.sin_family == sa_family_t(AF_INET) else { return nil }
+        return "\(address.sin_addr.s_addr):\(address.sin_port)"
+    }
+
+    /// Sends a FIN and keeps the socket open (and unread): the server reads end-of-stream while the
+    /// bytes it queued for this reader stay queued. Closing instead would answer them with a reset.
+    func shutdownWrite() { shutdown(descriptor, Int32(SHUT_WR)) }
+
     func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
