@@ -1,6 +1,6 @@
 // What Swift's Glibc module does not import: GNU extensions of glibc that Herald needs to start a
 // job's program in its own session and folder, without a shell and without leaking descriptors, and
-// to cap the number of malloc arenas.
+// to cap the number of malloc arenas and give their free memory back.
 // Only declarations of functions glibc already exports, and one constant; no C library beyond glibc.
 #ifndef HERALD_SYSTEM_EXTRAS_H
 #define HERALD_SYSTEM_EXTRAS_H
@@ -29,5 +29,11 @@ static inline short herald_posix_spawn_setsid(void) { return 0x80; }
 // what it freed; every job runs on a thread of its own, so the server's RSS moves in steps of
 // megabytes with no growth of what it holds. Returns mallopt's result: 1 on success.
 static inline int herald_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
+
+// glibc: hands the free memory of every malloc arena back to the kernel (madvise on the free pages
+// inside each heap, not only its top). An arena other than the main one gives back only the top of
+// its heap on its own, so what freed chunks below live ones hold stays resident. Returns 1 if any
+// memory went back.
+static inline int herald_trim_heap(void) { return malloc_trim(0); }
 
 #endif

@@ -35,6 +35,7 @@ enum Help {
           --tls-cert FILE          PEM certificate: serve https and wss on the same port (with --tls-key)
           --tls-key FILE           PEM private key for --tls-cert
           --echo                   test only: /echo echoes every message (for the Autobahn suite)
+          --heap-trim-interval S   give free heap memory back to the kernel every S seconds; 0: never (default 30)
 
         Jobs
           --data-dir DIR           history and sort data (default ./.herald)

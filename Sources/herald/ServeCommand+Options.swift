@@ -15,6 +15,8 @@ extension ServeCommand {
         var jobsFile: String?
         /// `--redis URL [--node NAME] [--redis-prefix P]`: this server is a node of a cluster.
         var cluster: ClusterSettings?
+        /// `--heap-trim-interval SECONDS`: how often free heap memory goes back to the kernel; 0: never.
+        var heapTrimSeconds = 30.0
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -26,6 +28,7 @@ extension ServeCommand {
             server.ringBytes = try arguments.integer("ring-bytes", in: 65_536...4_294_967_296) ?? server.ringBytes
             server.allowedOrigins = arguments.all("allow-origin")
             server.shutdownGraceSeconds = try arguments.number("grace", in: 0...3600) ?? server.shutdownGraceSeconds
+            heapTrimSeconds = try arguments.number("heap-trim-interval", in: 0...86_400) ?? heapTrimSeconds
             if let name = arguments.last("log-level") {
                 guard let level = LogLevel(name: name) else {
                     throw Arguments.UsageError(description: "--log-level must be error, warning, info or debug, not \"\(name)\"")

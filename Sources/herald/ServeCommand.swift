@@ -12,7 +12,7 @@ enum ServeCommand {
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
-        "recent-jobs", "kept-results-bytes", "history-jobs", "redis", "node", "redis-prefix", "node-lease",
+        "recent-jobs", "kept-results-bytes", "history-jobs", "redis", "node", "redis-prefix", "node-lease", "heap-trim-interval",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -45,6 +45,8 @@ enum ServeCommand {
 
     private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
         MallocArenas.limit(environment: ProcessInfo.processInfo.environment)
+        let heapTrimmer = HeapTrimmer.start(every: options.heapTrimSeconds)
+        defer { withExtendedLifetime(heapTrimmer) {} }
         let logger = Logger(level: options.server.logLevel)
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()

@@ -51,7 +51,7 @@ def test_start_wait_reports_failure_and_cancel(herald):
 
 
 def test_bad_usage_exits_2_with_a_message():
-    for args in (["start"], ["serve", "--port", "x"], ["serve", "--frobnicate"], ["watch", "http//nope"]):
+    for args in (["start"], ["serve", "--port", "x"], ["serve", "--frobnicate"], ["serve", "--heap-trim-interval", "-1"], ["watch", "http//nope"]):
         result = herald_cli(*args)
         assert result.returncode == 2, args
         assert result.stderr.strip(), args
