@@ -64,6 +64,10 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     // Confined to `commandQueue`:
     let commandLink: ClusterLink
 
+    /// This node's jobs whose `log` events skipped lines (a flood), until they end and their whole kept
+    /// log is written to Redis (`keepWholeLogsOfFloodedJobs`). The publisher thread reads and writes it.
+    let floodedLogs = Protected<Set<JobID>>([])
+
     /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
     /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`).
     /// `logger` gets one line per thing an operator should know (a new epoch, a gap); any thread.
@@ -88,7 +92,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
             forgotten: { [weak self] in
                 self?.logger("the other nodes had forgotten this node (it was silent past its lease); its workers are listed again")
                 self?.local.announceWorkers()
-            })
+            },
+            appended: { [weak self] batch in self?.keepWholeLogsOfFloodedJobs(batch) })
         tail = ClusterTail(
             settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
             handlers: ClusterTail.Handlers(

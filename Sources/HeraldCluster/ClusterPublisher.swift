@@ -43,6 +43,8 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Told on the publisher thread when a renewal found this node's heartbeat gone after it had
     /// beaten before: the others forgot it (it was paused past its lease) and its workers with it.
     private let forgotten: @Sendable () -> Void
+    /// Told on the publisher thread with each batch Redis took (under the current epoch), in order.
+    private let appended: @Sendable ([SequencedEvent]) -> Void
     private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
@@ -51,7 +53,8 @@ final class ClusterPublisher: @unchecked Sendable {
     init(
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
         measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
-        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {}
+        newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {},
+        appended: @escaping @Sendable ([SequencedEvent]) -> Void = { _ in }
     ) {
         self.settings = settings
         self.health = health
@@ -61,6 +64,7 @@ final class ClusterPublisher: @unchecked Sendable {
         self.wantsNews = wantsNews
         self.newsFetcher = newsFetcher
         self.forgotten = forgotten
+        self.appended = appended
     }
 
     func start() {
@@ -204,6 +208,7 @@ final class ClusterPublisher: @unchecked Sendable {
         }
         link.worked()
         var refused: Set<JobID> = []
+        var lostEpoch = false
         for (index, reply) in replies.enumerated() {
             guard let message = reply.errorMessage else { continue }
             if message.hasPrefix("EPOCH") {
@@ -213,11 +218,13 @@ final class ClusterPublisher: @unchecked Sendable {
                 self.epoch = nil
                 condition.unlock()
                 epochLost()
+                lostEpoch = true
                 break
             }
             if message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) { refused.insert(job) }
         }
         measured(Date().timeIntervalSince(began), refused.sorted())
+        if !lostEpoch { appended(batch) }
         return batch.count
     }
 }

@@ -415,4 +415,21 @@ enum ClusterScripts {
             if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end
             return 1
             """)
+
+    /// Puts a finished job's whole kept log in place of the lines its `log` events carried (a flood
+    /// skipped some from the stream). Nothing when the job's record is gone (pruned: its log went
+    /// with it, and must not come back). Lines go in a thousand at a time (Lua's `unpack` limit).
+    /// KEYS: log(job) logfirst(job) jobs. ARGV: jobId first line1 line2 ….
+    /// Returns 1 when written, 0 when the job is gone.
+    static let keepLog = RedisScript(
+        name: "keepLog",
+        source: """
+            if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 0 then return 0 end
+            redis.call('DEL', KEYS[1])
+            for i = 3, #ARGV, 1000 do
+              redis.call('RPUSH', KEYS[1], unpack(ARGV, i, math.min(#ARGV, i + 999)))
+            end
+            redis.call('SET', KEYS[2], ARGV[2])
+            return 1
+            """)
 }

@@ -46,7 +46,9 @@ class Cluster:
                       'i=0\nwhile [ $i -lt "$1" ]; do i=$((i+1)); echo "{\\"completed\\": $i, \\"total\\": $1}"; echo "step $i"; '
                       'sleep 0.05; done\n')
         self.marker = marker
+        flood = script(folder, "flood.sh", "seq 1 30000 | sed 's/^/line /'\n")
         self.jobs = write_jobs(folder, {
+            "flood": {"command": [flood]},
             "slow": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 40, "minimum": 1}}},
             "solo": {"command": [slow, "{n}"], "params": {"n": {"type": "integer", "default": 400, "minimum": 1}},
                      "concurrency": 1, "whenBusy": "refuse"},
@@ -195,6 +197,22 @@ def test_pages_from_any_node_even_after_the_runner_is_gone(cluster):
     for job, path in ((search, "results?limit=5"), (command, "log?limit=5")):
         survivor = cluster.others(sorted_on)[-1]
         assert survivor.json("GET", f"/api/jobs/{job}/{path}")[0] == 200
+
+
+def test_a_flooded_log_is_paged_whole_from_redis_once_its_node_is_gone(cluster):
+    # 30,000 lines at once: the stream carries at most 1,000 a tenth of a second and skips the rest,
+    # while the node keeps the last 10,000. Once the job ended, Redis must hold those 10,000 too.
+    job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "flood"})[1]["id"]
+    ran_on = finished_record(cluster.nodes[0], job)["node"]
+    key = f"herald:log:{job}"
+    wait_for(lambda: cluster.redis.command("LLEN", key) == 10_000 and b"line 20001" in cluster.redis.command("LINDEX", key, "0"),
+             what="the whole kept log in Redis")
+    cluster.node(ran_on).stop()
+    survivor = cluster.others(ran_on)[0]
+    status, page = survivor.json("GET", f"/api/jobs/{job}/log?offset=0&limit=10000")
+    assert status == 200, page
+    assert page["total"] == 10_000 and page["first"] == 20_000, {k: v for k, v in page.items() if k != "lines"}
+    assert [line["text"] for line in page["lines"]] == [f"line {i}" for i in range(20_001, 30_001)]
 
 
 def test_a_node_does_not_start_without_redis(tmp_path, redis_factory):
