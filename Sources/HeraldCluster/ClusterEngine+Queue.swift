@@ -23,12 +23,13 @@ extension ClusterEngine {
                 ClusterScripts.admit,
                 keys: [
                     keys.active(kind), start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.epoch, keys.seq, keys.events,
-                    keys.created, keys.queue(kind), keys.history,
+                    keys.created, keys.queue(kind), keys.history, keys.requests,
                 ].map { Array($0.utf8) },
                 args: [
                     Array(record.id.rawValue.utf8), Array((limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0").utf8),
                     Array((start.requestId ?? "").utf8), Array(epoch.utf8), encoding, JSONWriter.encode(record.json),
                     Array(String(settings.streamLength).utf8), Array(settings.node.utf8), Array(String(record.createdAt).utf8),
+                    Array(keys.request("").utf8), Array(String(settings.requestIdsKept).utf8),
                 ])
         } catch {
             return reply(.job(.failure(commandFailed(error))))
@@ -51,13 +52,14 @@ extension ClusterEngine {
         guard unavailable() == nil else { return }
         let keys = settings.keys
         for kind in kinds {
-            // A kind that queues at a limit of its own (`concurrency`) is limited across the cluster.
-            let limit = local.configuration.kindLimits[kind].map { $0.refuseWhenBusy ? 0 : $0.maxConcurrent } ?? 0
+            let limit = clusterLimit(of: kind)
             while local.hasRoom(for: kind) {
                 guard
                     let answer = try? commands().evaluate(
                         ClusterScripts.claim,
-                        keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs] + keys.leaseKeys + [keys.active(kind.rawValue)],
+                        keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs] + keys.leaseKeys + [
+                            keys.active(kind.rawValue), keys.gated(kind.rawValue),
+                        ],
                         args: [settings.node, String(limit)]),
                     let bytes = answer.bytes, let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
                 else { break }
@@ -66,12 +68,50 @@ extension ClusterEngine {
         }
     }
 
-    /// Looks for room for every kind this node runs, once a second, on the command queue.
+    /// A kind that queues at a limit of its own (`concurrency`) is limited across the cluster: that
+    /// limit, else 0 (none; a kind that refuses when busy is held by the busy rule instead).
+    func clusterLimit(of kind: JobKind) -> Int {
+        local.configuration.kindLimits[kind].map { $0.refuseWhenBusy ? 0 : $0.maxConcurrent } ?? 0
+    }
+
+    /// The kinds this node runs whose `concurrency` holds across the cluster.
+    var clusterLimitedKinds: Set<JobKind> { runnable.filter { clusterLimit(of: $0) > 0 } }
+
+    /// Starts with dependencies of a cluster-limited kind run here only once Redis gives them a
+    /// place (`slot`): the dispatcher asks through this gate when their dependencies are met, and is
+    /// told to ask again whenever a job of the kind ends anywhere (`noticeRoom`) and once a second.
+    func gateDependentStarts() {
+        let kinds = clusterLimitedKinds
+        guard !kinds.isEmpty else { return }
+        local.gateLaunches(of: kinds) { [weak self] record, answer in
+            guard let self else { return answer(false) }
+            commandQueue.async { [self] in answer(takeSlot(for: record)) }
+        }
+    }
+
+    /// Whether the gated job may run now (`slot`); false when Redis cannot say. Thread: `commandQueue`.
+    func takeSlot(for record: JobRecord) -> Bool {
+        let keys = settings.keys
+        let kind = record.kind.rawValue
+        guard
+            let answer = try? commands().evaluate(
+                ClusterScripts.slot, keys: [keys.active(kind), keys.owner, keys.jobs, keys.gated(kind)],
+                args: [record.id.rawValue, String(clusterLimit(of: record.kind))])
+        else { return false }
+        return answer.integer == 1
+    }
+
+    /// Looks for room for every kind this node runs, once a second, on the command queue; gated
+    /// starts ask again too (a backstop: a place may free between a refusal and the end that frees it).
     func startClaiming() {
         let kinds = local.runnableKinds
+        let gated = clusterLimitedKinds
         let timer = DispatchSource.makeTimerSource(queue: commandQueue)
         timer.schedule(deadline: .now() + 1, repeating: 1, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.claimWhereThereIsRoom(kinds) }
+        timer.setEventHandler { [weak self] in
+            self?.claimWhereThereIsRoom(kinds)
+            if !gated.isEmpty { self?.local.reopenGates(for: gated) }
+        }
         timer.resume()
         claimTimer.withLock { $0 = timer }
     }
@@ -102,6 +142,9 @@ extension ClusterEngine {
                 soon.insert(record.kind)
             }
         }
+        // A job of a cluster-limited kind that ended anywhere may have freed a place for a gated start here.
+        let reopened = now.union(soon).intersection(clusterLimitedKinds)
+        if !reopened.isEmpty { local.reopenGates(for: reopened) }
         let claimNow = now.filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
         let claimSoon = soon.subtracting(now).filter(runnable.contains).sorted { $0.rawValue < $1.rawValue }
         if !claimNow.isEmpty { commandQueue.async { [self] in claimWhereThereIsRoom(claimNow) } }

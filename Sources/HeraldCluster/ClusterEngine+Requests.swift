@@ -152,8 +152,11 @@ extension ClusterEngine {
             answer = try commands().evaluate(
                 ClusterScripts.reserve,
                 keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending]
-                    + keys.leaseKeys,
-                args: [id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind])
+                    + keys.leaseKeys + [keys.gated(kind), keys.requests],
+                args: [
+                    id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind,
+                    clusterLimit(of: JobKind(kind)) > 0 ? "1" : "", keys.request(""), String(settings.requestIdsKept),
+                ])
         } catch {
             return reply(.job(.failure(commandFailed(error))))
         }
@@ -194,7 +197,9 @@ extension ClusterEngine {
         let keys = settings.keys
         _ = try? commands().evaluate(
             ClusterScripts.release,
-            keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending] + keys.leaseKeys,
+            keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending] + keys.leaseKeys + [
+                keys.gated(kind)
+            ],
             args: [id.rawValue])
     }
 

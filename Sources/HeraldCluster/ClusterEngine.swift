@@ -123,6 +123,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         viewQueue.sync {}
         _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
         local.gateBackgroundFetches { [isNewsFetcher] in isNewsFetcher.withLock { $0 } }
+        gateDependentStarts()
         tail.start()
         // This node's own jobs from before a crash or a kill: taken back before its first renewal.
         commandQueue.sync { reclaimOwnLeases() }

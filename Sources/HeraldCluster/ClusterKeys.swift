@@ -47,8 +47,14 @@ public struct ClusterKeys: Sendable, Equatable {
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }
-    /// A start's `requestId` → the job it started (a day long).
+    /// The ids of a kind's jobs started with dependencies that may not run yet: the kind's
+    /// `concurrency` holds across the cluster, and `slot` has not given them a place.
+    public func gated(_ kind: String) -> String { prefix + "gated:" + kind }
+    /// A start's `requestId` → the job it started (a day long at most).
     public func request(_ requestId: String) -> String { prefix + "request:" + requestId }
+    /// Every `request(_:)` key's request id, scored by when it was made: the oldest beyond
+    /// `ClusterSettings.requestIdsKept` go.
+    public var requests: String { prefix + "requests" }
     /// A job's streamed results (search matches), each item's JSON, up to the kept number.
     public func results(_ job: String) -> String { prefix + "results:" + job }
     /// A command job's kept log: its last 10,000 streamed lines, each line's JSON.

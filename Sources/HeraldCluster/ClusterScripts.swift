@@ -152,12 +152,14 @@ enum ClusterScripts {
     /// kind with the busy rule refuses while ARGV[3] of its jobs have not ended; else the job is
     /// counted active, owned by this node, and held under a lease. Two starts on two nodes at the same
     /// instant: one wins.
-    /// KEYS: active(kind) owner request(id)|dummy jobs pending leases leaseOf leasedJob.
-    /// ARGV: jobId node busyLimit(0: none) requestId|'' kind.
+    /// A job of a kind whose `concurrency` holds across the cluster (ARGV[6] '1') is also put in
+    /// `gated(kind)`: it runs only once `slot` lets it (its node asks when its dependencies are met).
+    /// KEYS: active(kind) owner request(id)|dummy jobs pending leases leaseOf leasedJob gated(kind) requests.
+    /// ARGV: jobId node busyLimit(0: none) requestId|'' kind gated('1'|'') request-key-prefix requestIdsKept.
     /// Returns {'ok', id} | {'existing', id, record|false} | {'busy', id of an active job}.
     static let reserve = RedisScript(
         name: "reserve",
-        source: leaseFunctions + """
+        source: leaseFunctions + rememberRequestFunction + """
             if ARGV[4] ~= '' then
               local existing = redis.call('GET', KEYS[3])
               if existing then return {'existing', existing, redis.call('HGET', KEYS[4], existing)} end
@@ -167,10 +169,11 @@ enum ClusterScripts {
               return {'busy', redis.call('SRANDMEMBER', KEYS[1])}
             end
             redis.call('SADD', KEYS[1], ARGV[1])
+            if ARGV[6] == '1' then redis.call('SADD', KEYS[9], ARGV[1]) end
             redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
             redis.call('HSET', KEYS[5], ARGV[1], ARGV[5])
             grantLease(KEYS[6], KEYS[7], KEYS[8], ARGV[2], ARGV[1])
-            if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[1], 'EX', 86400) end
+            if ARGV[4] ~= '' then rememberRequest(KEYS[3], KEYS[10], ARGV[4], ARGV[1], ARGV[7], ARGV[8]) end
             return {'ok', ARGV[1]}
             """)
 
@@ -208,6 +211,8 @@ enum ClusterScripts {
               -- Lapsed but already this node's (its renewal was late): it keeps running here.
               if owner == node and ARGV[3] == 'lapsed' then return end
               redis.call('HSET', KEYS[4], job, node)
+              -- Its new node runs it as a job taken from the queue: it holds a place from now on.
+              redis.call('SREM', ARGV[5] .. 'gated:' .. cjson.decode(record)['kind'], job)
               taken[#taken + 1] = owner or ''
               taken[#taken + 1] = record
             end
@@ -312,13 +317,14 @@ enum ClusterScripts {
     /// job it started; a kind with the busy rule refuses while ARGV[2] of its jobs have not ended;
     /// else the job's `queued` record and event are written (its `seq` given here) and its id is added
     /// to `queue:<kind>`, where any node with room takes it (`claim`). No node owns it until then.
-    /// KEYS: active(kind) request(id)|dummy jobs epoch seq events created queue(kind) history.
-    /// ARGV: jobId busyLimit(0: none) requestId|'' epoch encoding record maxlen node createdAt.
+    /// KEYS: active(kind) request(id)|dummy jobs epoch seq events created queue(kind) history requests.
+    /// ARGV: jobId busyLimit(0: none) requestId|'' epoch encoding record maxlen node createdAt
+    /// request-key-prefix requestIdsKept.
     /// Returns {'ok', id, seq} | {'existing', id, record|false} | {'busy', id of an active job}, or
     /// an error `EPOCH …`.
     static let admit = RedisScript(
         name: "admit",
-        source: """
+        source: rememberRequestFunction + """
             if redis.call('GET', KEYS[4]) ~= ARGV[4] then
               return redis.error_reply('EPOCH the stream has a new epoch')
             end
@@ -331,7 +337,7 @@ enum ClusterScripts {
               return {'busy', redis.call('SRANDMEMBER', KEYS[1])}
             end
             redis.call('SADD', KEYS[1], ARGV[1])
-            if ARGV[3] ~= '' then redis.call('SET', KEYS[2], ARGV[1], 'EX', 86400) end
+            if ARGV[3] ~= '' then rememberRequest(KEYS[2], KEYS[10], ARGV[3], ARGV[1], ARGV[10], ARGV[11]) end
             local seq = redis.call('INCR', KEYS[5])
             redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[7], seq .. '-0', 'n', ARGV[8], 'e', ARGV[5])
             redis.call('HSET', KEYS[3], ARGV[1], ARGV[6])
@@ -342,29 +348,72 @@ enum ClusterScripts {
             return {'ok', ARGV[1], seq}
             """)
 
+    /// Lua: remembers which job a start's `requestId` made (`request:<id>`, a day at most), and keeps
+    /// only the newest `kept` of them, as a single server does (`requests` orders them by time): a
+    /// cluster that starts jobs all day does not keep a key for every start.
+    static let rememberRequestFunction = """
+        local function rememberRequest(key, requests, requestId, job, keyPrefix, kept)
+          redis.call('SET', key, job, 'EX', 86400)
+          local now = redis.call('TIME')
+          redis.call('ZADD', requests, tonumber(now[1]) * 1000000 + tonumber(now[2]), requestId)
+          local over = redis.call('ZCARD', requests) - tonumber(kept)
+          if over > 0 then
+            local old = redis.call('ZPOPMIN', requests, over)
+            for i = 1, #old, 2 do redis.call('DEL', keyPrefix .. old[i]) end
+          end
+        end
+
+        """
+
+    /// Lua: how many of a kind's jobs hold a place under its cluster-wide `concurrency`: owned by a
+    /// node, queued or running, and not waiting for `slot`'s consent (`gated`); `except` not counted.
+    static let heldFunction = """
+        local function held(active, owner, jobs, gated, except)
+          local count = 0
+          for _, id in ipairs(redis.call('SMEMBERS', active)) do
+            if id ~= except and redis.call('HEXISTS', owner, id) == 1 and redis.call('SISMEMBER', gated, id) == 0 then
+              local record = redis.call('HGET', jobs, id)
+              local state = record and cjson.decode(record)['state'] or 'queued'
+              if state == 'queued' or state == 'running' then count = count + 1 end
+            end
+          end
+          return count
+        end
+
+        """
+
+    /// Lets a gated job (a start with dependencies, of a kind whose `concurrency` holds across the
+    /// cluster) run now that its dependencies are met: when fewer than ARGV[2] of the kind's other
+    /// jobs hold a place, it leaves `gated(kind)` and holds one. Gated entries of jobs that ended are
+    /// dropped on the way.
+    /// KEYS: active(kind) owner jobs gated(kind). ARGV: jobId limit.
+    /// Returns 1 (run it) or 0 (not yet: asked again when a job of the kind ends).
+    static let slot = RedisScript(
+        name: "slot",
+        source: heldFunction + """
+            for _, id in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+              if redis.call('SISMEMBER', KEYS[1], id) == 0 then redis.call('SREM', KEYS[4], id) end
+            end
+            if redis.call('SISMEMBER', KEYS[4], ARGV[1]) == 0 then return 1 end
+            if held(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1]) >= tonumber(ARGV[2]) then return 0 end
+            redis.call('SREM', KEYS[4], ARGV[1])
+            return 1
+            """)
+
     /// Takes the oldest job of a kind's queue that is still queued and owned by nobody: it becomes
     /// ARGV[1]'s (who then runs it, under a lease). Entries of jobs cancelled while they waited are
     /// dropped on the way. With a limit (ARGV[2] > 0: the kind's `concurrency`, for a kind that queues),
     /// nothing is taken while that many of the kind's jobs are held, queued or running, anywhere in
     /// the cluster: the limit holds across nodes.
-    /// KEYS: queue(kind) owner jobs leases leaseOf leasedJob active(kind). ARGV: node limit(0: none).
+    /// A job that waits for its dependencies' consent to run (`gated(kind)`) holds no place yet.
+    /// KEYS: queue(kind) owner jobs leases leaseOf leasedJob active(kind) gated(kind). ARGV: node limit(0: none).
     /// Returns the job's record, or nil when none waits (or the kind is at its limit).
     static let claim = RedisScript(
         name: "claim",
-        source: leaseFunctions + """
+        source: leaseFunctions + heldFunction + """
             pcall(redis.call, 'XGROUP', 'CREATE', KEYS[1], 'runners', '0', 'MKSTREAM')
             local limit = tonumber(ARGV[2])
-            if limit > 0 then
-              local held = 0
-              for _, id in ipairs(redis.call('SMEMBERS', KEYS[7])) do
-                if redis.call('HEXISTS', KEYS[2], id) == 1 then
-                  local record = redis.call('HGET', KEYS[3], id)
-                  local state = record and cjson.decode(record)['state'] or 'queued'
-                  if state == 'queued' or state == 'running' then held = held + 1 end
-                end
-              end
-              if held >= limit then return false end
-            end
+            if limit > 0 and held(KEYS[7], KEYS[2], KEYS[3], KEYS[8], '') >= limit then return false end
             for _ = 1, 16 do
               local got = redis.call('XREADGROUP', 'GROUP', 'runners', ARGV[1], 'COUNT', '1', 'STREAMS', KEYS[1], '>')
               if not got then return false end
@@ -404,12 +453,13 @@ enum ClusterScripts {
             """)
 
     /// Undoes a reservation whose start the node then refused (bad params, unknown dependency).
-    /// KEYS: active(kind) owner request(id)|dummy pending leases leaseOf leasedJob. ARGV: jobId.
+    /// KEYS: active(kind) owner request(id)|dummy pending leases leaseOf leasedJob gated(kind). ARGV: jobId.
     static let release = RedisScript(
         name: "release",
         source: leaseFunctions + """
             dropLease(KEYS[5], KEYS[6], KEYS[7], ARGV[1])
             redis.call('SREM', KEYS[1], ARGV[1])
+            redis.call('SREM', KEYS[8], ARGV[1])
             redis.call('HDEL', KEYS[2], ARGV[1])
             redis.call('HDEL', KEYS[4], ARGV[1])
             if redis.call('GET', KEYS[3]) == ARGV[1] then redis.call('DEL', KEYS[3]) end

@@ -18,6 +18,9 @@ public struct ClusterSettings: Sendable {
     public var maxResults: Int = 1000
     /// A command job's log lines kept in Redis for pages (the newest ones), as a node keeps them.
     public var keptLogLines: Int = 10_000
+    /// Starts' `requestId`s remembered (the newest), so a start sent again makes no second job; a
+    /// single server keeps as many.
+    public var requestIdsKept: Int = 10_000
     /// A forwarded page request waits this long for the node that holds the job.
     public var forwardTimeoutSeconds: Double
     /// A node's lease (`--node-lease`): a node whose heartbeat is older than this is taken as stopped;

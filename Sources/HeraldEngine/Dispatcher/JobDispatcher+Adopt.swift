@@ -17,6 +17,8 @@ extension JobDispatcher {
             adopted.node = configuration.nodeName
             jobs[record.id] = adopted
             if known == nil { order.append(record.id) }
+            // Taken from the cluster's queue or from a stopped node: Redis gave it its place already.
+            gateStates[record.id] = .cleared
             guard let runner = runners[record.kind] else {
                 finishWithoutRunning(
                     record.id, state: record.state == .running ? .failed : .cancelled,

@@ -48,6 +48,57 @@ extension JobDispatcher {
         }
     }
 
+    /// Asks for consent before launching a job of `kinds` (a cluster node: their `concurrency` holds
+    /// across the cluster, and a start with dependencies kept here may run only once Redis gives it a
+    /// place). `gate` answers on any thread; a refusal stands until `reopenGates`. Jobs taken over or
+    /// from the cluster's queue (`adopt`) need no consent. Thread: any; never waits.
+    public func gateLaunches(of kinds: Set<JobKind>, through gate: @escaping LaunchGate) {
+        queue.async { [self] in
+            gatedKinds = kinds
+            launchGate = gate
+        }
+    }
+
+    /// A place may have freed for jobs of `kinds` (one ended somewhere): their refused jobs ask the
+    /// gate again. Thread: any; never waits.
+    public func reopenGates(for kinds: Set<JobKind>) {
+        queue.async { [self] in
+            var reopened = false
+            for (id, state) in gateStates {
+                guard let record = jobs[id], !record.state.isTerminal else {
+                    gateStates.removeValue(forKey: id)
+                    continue
+                }
+                if state == .refused, kinds.contains(record.kind) {
+                    gateStates.removeValue(forKey: id)
+                    reopened = true
+                }
+            }
+            if reopened { pump() }
+        }
+    }
+
+    /// Whether `record` may launch now; asks the gate when it has not yet. Thread: `queue`.
+    func passesGate(_ record: JobRecord) -> Bool {
+        guard let launchGate, gatedKinds.contains(record.kind) else { return true }
+        switch gateStates[record.id] {
+        case .cleared: return true
+        case .asked, .refused: return false
+        case nil:
+            gateStates[record.id] = .asked
+            let id = record.id
+            launchGate(record) { [weak self] granted in
+                guard let self else { return }
+                queue.async { [self] in
+                    guard gateStates[id] == .asked else { return }
+                    gateStates[id] = granted ? .cleared : .refused
+                    if granted { pump() }
+                }
+            }
+            return false
+        }
+    }
+
     /// Says again which remote workers are attached (a `workers` event): a cluster node the others
     /// had forgotten (it was paused past its lease) lists them again. Thread: any; never waits.
     public func announceWorkers() {
@@ -59,6 +110,17 @@ extension JobDispatcher {
 
     /// The kinds this dispatcher can run (itself or on an attached worker). Thread: any.
     public var runnableKinds: [JobKind] { queue.sync { offeredKinds } }
+}
+
+/// Asked before a gated job launches; answers whether it may (on any thread).
+public typealias LaunchGate = @Sendable (JobRecord, @escaping @Sendable (Bool) -> Void) -> Void
+
+/// Where a job of a gated kind stands with the gate.
+enum GateState: Equatable {
+    case asked
+    case cleared
+    /// Not yet: asked again after `reopenGates`.
+    case refused
 }
 
 /// Where a kind's result pages come from (a cluster node asks, to read them from any node).

@@ -159,10 +159,10 @@ extension JobDispatcher {
                 record.after.allSatisfy({ dependencyState($0) == .succeeded })
             else { continue }
             if let due = retryAt[id], due > clock.now { continue }
-            switch freeSlot(for: record.kind) {
+            guard let slot = freeSlot(for: record.kind), passesGate(record) else { continue }
+            switch slot {
             case .worker(let session): launchRemote(record, on: session)
             case .here: launch(record)
-            case nil: continue
             }
         }
     }

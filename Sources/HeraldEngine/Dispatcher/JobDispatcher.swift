@@ -59,6 +59,11 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     /// The last known states of jobs another cluster node runs that this dispatcher's jobs wait for
     /// (`after`), told by the cluster engine (`noteForeignJobs`). Confined to `queue`.
     var foreignStates: [JobID: JobState] = [:]
+    /// A cluster node's gate on launches of kinds whose `concurrency` holds across the cluster
+    /// (`gateLaunches`), the kinds it covers, and where each of their jobs stands with it. Confined to `queue`.
+    var launchGate: LaunchGate?
+    var gatedKinds: Set<JobKind> = []
+    var gateStates: [JobID: GateState] = [:]
     var isShuttingDown = false
     /// Events emitted while a request is answered, delivered right after its reply; nil otherwise.
     var heldEvents: [SequencedEvent]?

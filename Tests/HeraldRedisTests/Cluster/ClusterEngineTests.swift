@@ -57,14 +57,18 @@ final class ClusterEngineTests: XCTestCase {
         super.tearDown()
     }
 
-    private func node(_ name: String, on redis: RedisServerProcess, workers: Int = 4) throws -> (ClusterEngine, Recorder) {
+    private func node(
+        _ name: String, on redis: RedisServerProcess, workers: Int = 4, configure: (inout ClusterSettings) -> Void = { _ in }
+    ) throws -> (ClusterEngine, Recorder) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-cluster-\(UUID().uuidString)")
         folders.append(folder)
         var configuration = EngineConfiguration(workers: workers)
         configuration.nodeName = name
         let environment = JobEnvironment(searchRoot: folder, dataDirectory: folder, newsSource: NewsSource())
         let local = JobDispatcher(configuration: configuration, environment: environment, runners: [SteppingRunner()])
-        let engine = ClusterEngine(local: local, settings: ClusterSettings(address: redis.address, node: name)) { _ in }
+        var settings = ClusterSettings(address: redis.address, node: name)
+        configure(&settings)
+        let engine = ClusterEngine(local: local, settings: settings) { _ in }
         try engine.start()
         nodes.append(engine)
         let recorder = Recorder()
@@ -83,8 +87,8 @@ final class ClusterEngineTests: XCTestCase {
         return answer.value!
     }
 
-    private func start(_ engine: ClusterEngine, steps: Int64 = 20) throws -> JobRecord {
-        let reply = ask(engine, .start(StartRequest(kind: "step", params: ["steps": .int(steps)])))
+    private func start(_ engine: ClusterEngine, steps: Int64 = 20, requestId: String? = nil) throws -> JobRecord {
+        let reply = ask(engine, .start(StartRequest(kind: "step", params: ["steps": .int(steps)], requestId: requestId)))
         guard case .job(.success(let record)) = reply else { throw Refused(reply: "\(reply)") }
         return record
     }
@@ -156,6 +160,24 @@ final class ClusterEngineTests: XCTestCase {
         let next = try start(first, steps: 5)
         guard case .job(.success) = ask(first, .cancel(long[0].id.rawValue)) else { return XCTFail("the long job cancelled") }
         XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(next.id)?.state == .succeeded }, "the freed node took it")
+    }
+
+    func testOnlyTheNewestRequestIdsAreRememberedAndARepeatedOneMakesNoSecondJob() throws {
+        let redis = try RedisServerProcess()
+        let (first, _) = try node("a", on: redis) { $0.requestIdsKept = 3 }
+        let jobs = try (1...5).map { try start(first, steps: 1, requestId: "r\($0)") }
+        XCTAssertEqual(try start(first, steps: 1, requestId: "r5").id, jobs[4].id, "a start sent again answers with its job")
+        let admin = try RedisConnection(address: redis.address)
+        let keys = ClusterKeys()
+        XCTAssertEqual(try admin.command("ZCARD", keys.requests).integer, 3)
+        XCTAssertEqual(try admin.command("EXISTS", keys.request("r1"), keys.request("r2")).integer, 0, "the oldest are forgotten")
+        XCTAssertEqual(try admin.command("EXISTS", keys.request("r3"), keys.request("r4"), keys.request("r5")).integer, 3)
+        // A start with dependencies is admitted by another script, under the same bound.
+        let dependent = ask(first, .start(StartRequest(kind: "step", after: [jobs[0].id.rawValue], requestId: "r6")))
+        guard case .job(.success) = dependent else { return XCTFail("a start with dependencies: \(dependent)") }
+        XCTAssertEqual(try admin.command("ZCARD", keys.requests).integer, 3)
+        XCTAssertEqual(try admin.command("EXISTS", keys.request("r3")).integer, 0)
+        XCTAssertEqual(try admin.command("EXISTS", keys.request("r6")).integer, 1)
     }
 
     func testRedisLosingItsDataResetsEveryNodesStream() throws {
