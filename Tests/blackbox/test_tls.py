@@ -1,5 +1,5 @@
 """https and wss on the same port with --tls-cert/--tls-key, using a certificate made by the test, and the
-CLI (`herald watch/start/cancel`) talking to it over wss with --ca."""
+CLI (`herald watch/start/cancel/work`) talking to it over wss with --ca."""
 
 import json
 import shutil
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import herald_binary
+from conftest import herald_binary, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
 
@@ -104,3 +104,31 @@ def test_cli_refuses_an_untrusted_certificate(herald_factory, certificate, tmp_p
     assert unreadable.returncode == 2 and "cannot read the CA file" in unreadable.stderr
     plain = herald_cli("watch", "--ca", str(cert), f"http://127.0.0.1:{herald.port}", timeout=20)
     assert plain.returncode == 2 and "--ca is for https:// or wss://" in plain.stderr
+
+
+def test_a_worker_attaches_over_wss_with_ca_and_runs_a_job(herald_factory, certificate, tmp_path):
+    cert, key = certificate
+    program = tmp_path / "count.sh"
+    program.write_text('#!/bin/sh\necho \'{"completed": 1, "total": 1}\'\necho \'{"result": {"over": "tls"}}\'\n')
+    program.chmod(0o755)
+    # The server offers the kind; only the worker runs it (it declares the command).
+    (tmp_path / "server-jobs.json").write_text(json.dumps({"kinds": {"count": {"title": "Count"}}}))
+    (tmp_path / "worker-jobs.json").write_text(json.dumps({"kinds": {"count": {"title": "Count", "command": [str(program)]}}}))
+    herald = herald_factory("--tls-cert", str(cert), "--tls-key", str(key), "--jobs", str(tmp_path / "server-jobs.json"))
+    log = open(tmp_path / "work.log", "w")
+    worker = subprocess.Popen([str(herald_binary()), "work", "--server", f"wss://127.0.0.1:{herald.port}/ws", "--ca", str(cert),
+                               "--jobs", str(tmp_path / "worker-jobs.json"), "--name", "tls-1"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        workers = lambda: json.loads(subprocess.run(["curl", "-s", "--cacert", str(cert), f"{herald.url.rstrip('/')}/api/workers"],
+                                                    capture_output=True, text=True, timeout=10).stdout)["workers"]
+        wait_for(lambda: [w["name"] for w in workers()] == ["tls-1"], timeout=30, what="the worker attached over wss")
+        started = herald_cli("start", "count", "--wait", "--ca", str(cert), herald.url, timeout=60)
+        assert started.returncode == 0, started.stderr + (tmp_path / "work.log").read_text()
+        job = started.stdout.strip()
+        record = json.loads(subprocess.run(["curl", "-s", "--cacert", str(cert), f"{herald.url.rstrip('/')}/api/jobs/{job}"],
+                                           capture_output=True, text=True, timeout=10).stdout)
+        assert record["state"] == "succeeded" and record["worker"] == "tls-1" and record.get("summary") == {"over": "tls"}, record
+    finally:
+        worker.terminate()
+        worker.wait(timeout=20)
+        log.close()
