@@ -30,6 +30,13 @@ static inline short herald_posix_spawn_setsid(void) { return 0x80; }
 // megabytes with no growth of what it holds. Returns mallopt's result: 1 on success.
 static inline int herald_limit_malloc_arenas(int count) { return mallopt(M_ARENA_MAX, count); }
 
+// glibc: allocations of `bytes` or more get pages of their own (mmap), given back to the kernel when
+// freed. glibc starts at 128 KiB but raises the threshold to the size of each such block freed (up
+// to 32 MiB), after which blocks that large come from an arena and stay resident once freed: a sort's
+// 8 MB of numbers kept RSS 8 MB high after each sort. Setting it fixes it (what
+// MALLOC_MMAP_THRESHOLD_ sets). Returns mallopt's result: 1 on success.
+static inline int herald_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_THRESHOLD, bytes); }
+
 // glibc: hands the free memory of every malloc arena back to the kernel (madvise on the free pages
 // inside each heap, not only its top). An arena other than the main one gives back only the top of
 // its heap on its own, so what freed chunks below live ones hold stays resident. Returns 1 if any

@@ -44,7 +44,7 @@ enum ServeCommand {
     }
 
     private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
-        MallocArenas.limit(environment: ProcessInfo.processInfo.environment)
+        MallocSettings.apply(environment: ProcessInfo.processInfo.environment)
         let heapTrimmer = HeapTrimmer.start(every: options.heapTrimSeconds)
         defer { withExtendedLifetime(heapTrimmer) {} }
         let logger = Logger(level: options.server.logLevel)
