@@ -169,6 +169,10 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         guard var current = view, let first = entries.first, first.seq == current.seq + 1 else { return }
         let events = entries.map { current.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
         view = current
+        // Subscribers first: an answer a waiter gives now (a snapshot at the view's seq) must reach the
+        // hub after these events, as the `JobEngine` contract says, or a viewer would get them again
+        // after a snapshot that covers them (the soak saw seq 25, then 24).
+        for handler in subscribers.values { handler(events) }
         for entry in entries where entry.node == settings.node { ownApplied = max(ownApplied, entry.localSeq) }
         for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied && waiter.seq <= current.seq {
             ownEventWaiters[id] = nil
@@ -185,7 +189,6 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
             let lag = max(0, Date().timeIntervalSince1970 - Double(last.ts) / 1_000_000)
             figures.withLock { $0.streamLagSeconds = lag }
         }
-        for handler in subscribers.values { handler(events) }
     }
 
     /// Runs `body` on the view queue once the view has applied every event this node's dispatcher

@@ -162,6 +162,33 @@ final class ClusterEngineTests: XCTestCase {
         XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(next.id)?.state == .succeeded }, "the freed node took it")
     }
 
+    func testASnapshotAskedRightAfterAStartReachesSubscribersAfterTheEventsItCovers() throws {
+        let redis = try RedisServerProcess()
+        let (first, _) = try node("a", on: redis)
+        // What a hub would see, in the order it would see it: event batches and snapshot answers.
+        let timeline = Locked<[(snapshot: Bool, seqs: [Int64])]>([])
+        _ = first.subscribe { events in timeline.withLock { $0.append((false, events.map(\.seq))) } }
+        for _ in 0..<10 {
+            _ = try start(first, steps: 1)
+            // Asked at once: the view has not read the job's `queued` event back yet, so the answer
+            // waits for it (the path where the view answers while it applies entries).
+            let answered = Locked(false)
+            first.send(.snapshot) { reply in
+                if case .snapshot(let snapshot) = reply { timeline.withLock { $0.append((true, [snapshot.seq])) } }
+                answered.withLock { $0 = true }
+            }
+            XCTAssertTrue(poll(timeout: 30) { answered.value }, "the snapshot was answered")
+        }
+        var covered: Int64 = -1
+        for entry in timeline.value {
+            if entry.snapshot {
+                covered = max(covered, entry.seqs[0])
+            } else {
+                XCTAssertTrue(entry.seqs.allSatisfy { $0 > covered }, "events \(entry.seqs) came after a snapshot at seq \(covered)")
+            }
+        }
+    }
+
     func testOnlyTheNewestRequestIdsAreRememberedAndARepeatedOneMakesNoSecondJob() throws {
         let redis = try RedisServerProcess()
         let (first, _) = try node("a", on: redis) { $0.requestIdsKept = 3 }
