@@ -16,6 +16,16 @@ enum ClusterControl: Sendable, Equatable {
         }
     }
 
+    /// How long a request stays on a control stream: it is read within a block (a second) by a node
+    /// that is alive, and a node silent for longer than its lease (at least 2 s) is asked nothing.
+    static let keptMilliseconds = 60_000
+
+    /// Adds the request to `node`'s control stream (`ClusterScripts.control`: older requests than
+    /// `keptMilliseconds` by Redis's clock go). Thread: whichever owns `connection`.
+    func post(to node: String, keys: ClusterKeys, on connection: RedisConnection) throws(RedisError) -> RedisReply {
+        try connection.evaluate(ClusterScripts.control, keys: [keys.control(node)], args: [String(Self.keptMilliseconds)] + fields)
+    }
+
     /// Reads an entry's fields (name, value, …); nil for anything else (it is skipped and logged).
     init?(fields: [RedisReply]) {
         var map: [String: String] = [:]

@@ -29,8 +29,8 @@ extension ClusterEngine {
                     if let fallback { return fallback() }
                     return reply(.page(.failure(EngineError(.unavailable, "node \(node), which holds job \(job), is gone"))))
                 }
-                let fields = ClusterControl.page(job: job, offset: offset, limit: limit, reply: token).fields
-                _ = try connection.command(["XADD", settings.keys.control(node), "MAXLEN", "~", "1000", "*"] + fields)
+                _ = try ClusterControl.page(job: job, offset: offset, limit: limit, reply: token).post(
+                    to: node, keys: settings.keys, on: connection)
                 let answer = try connection.command("BLPOP", listKey, String(format: "%.2f", wait))
                 guard let pair = answer.array, pair.count == 2, let bytes = pair[1].bytes else {
                     if let fallback { return fallback() }

@@ -246,8 +246,7 @@ extension ClusterEngine {
         commandQueue.async { [self] in
             do {
                 try requireAlive(node)
-                let fields = ClusterControl.cancel(job: id).fields
-                let answer = try commands().command(["XADD", settings.keys.control(node), "MAXLEN", "~", "1000", "*"] + fields)
+                let answer = try ClusterControl.cancel(job: id).post(to: node, keys: settings.keys, on: commands())
                 if let message = answer.errorMessage { throw ClusterFailure.unexpected(message) }
                 // The job ends `cancelled` on its node; every viewer sees that event.
                 reply(.job(.success(record)))

@@ -348,6 +348,18 @@ enum ClusterScripts {
             return {'ok', ARGV[1], seq}
             """)
 
+    /// Adds a request to a node's control stream and drops those older than ARGV[1] milliseconds by
+    /// Redis's own clock (`MINID`, exact: a few entries a second): a stream that every cancel and
+    /// forwarded page adds to keeps a minute of them, not a count a quiet cluster takes days to reach.
+    /// KEYS: control(node). ARGV: keptMs field value …. Returns the entry's id.
+    static let control = RedisScript(
+        name: "control",
+        source: """
+            local now = redis.call('TIME')
+            local oldest = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000) - tonumber(ARGV[1])
+            return redis.call('XADD', KEYS[1], 'MINID', string.format('%d', math.max(0, oldest)), '*', unpack(ARGV, 2))
+            """)
+
     /// Lua: remembers which job a start's `requestId` made (`request:<id>`, a day at most), and keeps
     /// only the newest `kept` of them, as a single server does (`requests` orders them by time): a
     /// cluster that starts jobs all day does not keep a key for every start.

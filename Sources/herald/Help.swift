@@ -41,6 +41,8 @@ enum Help {
           --data-dir DIR           history and sort data (default ./.herald)
           --recent-jobs N          finished jobs kept in memory and snapshots; older ones are archived (default 500)
           --history-jobs N         archived finished jobs kept on disk, in rotated files; 0: none (default 100000)
+          --request-ids N          starts' requestIds remembered, so a start sent again makes no second job
+                                   (default 10000)
           --search-root DIR        what `search` looks through (default: the working directory)
           --workers N              jobs running at once (default: the number of cores)
           --search-limit N         searches at once; more are refused as busy (default 1)

@@ -70,6 +70,7 @@ extension ServeCommand {
             engine.retainedFinishedJobs = try arguments.integer("recent-jobs", in: 1...100_000) ?? engine.retainedFinishedJobs
             engine.keptResultBytes = try arguments.integer("kept-results-bytes", in: 0...(1 << 40)) ?? engine.keptResultBytes
             engine.history.archivedJobs = try arguments.integer("history-jobs", in: 0...100_000_000) ?? engine.history.archivedJobs
+            engine.requestIdsKept = try arguments.integer("request-ids", in: 1...10_000_000) ?? engine.requestIdsKept
             engine.newsInterval = try arguments.number("news-interval", in: 0.1...86_400)
             engine.enableTicker = arguments.has("bench")
             jobsFile = arguments.last("jobs") ?? environmentVariables["HERALD_JOBS"].flatMap { $0.isEmpty ? nil : $0 }
@@ -115,6 +116,7 @@ extension ServeCommand {
                 address: address, node: node, keys: ClusterKeys(prefix: prefix), streamLength: engine.eventLogSize,
                 retainedFinishedJobs: engine.retainedFinishedJobs, nodeTimeoutSeconds: lease)
             settings.historyJobs = engine.history.archivedJobs
+            settings.requestIdsKept = engine.requestIdsKept
             return settings
         }
 

@@ -12,7 +12,8 @@ enum ServeCommand {
         "event-log-size", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
-        "recent-jobs", "kept-results-bytes", "history-jobs", "redis", "node", "redis-prefix", "node-lease", "heap-trim-interval",
+        "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
+        "heap-trim-interval",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 

@@ -349,6 +349,16 @@ final class JobDispatcherTests: XCTestCase {
         XCTAssertNotEqual(different.id, first.id)
     }
 
+    func testOnlyTheNewestRequestIdsAreRemembered() throws {
+        var configuration = testConfiguration()
+        configuration.requestIdsKept = 2
+        let fixture = makeTaggedFixture(configuration)
+        let jobs = try ["r1", "r2", "r3"].map { try fixture.startJob(.fetch, tag: $0, requestId: $0) }
+        XCTAssertEqual(try fixture.startJob(.fetch, tag: "again", requestId: "r3").id, jobs[2].id, "remembered")
+        XCTAssertEqual(try fixture.startJob(.fetch, tag: "again", requestId: "r2").id, jobs[1].id, "remembered")
+        XCTAssertNotEqual(try fixture.startJob(.fetch, tag: "again", requestId: "r1").id, jobs[0].id, "forgotten: a new job")
+    }
+
     func testRequestIdLength() throws {
         let fixture = makeTaggedFixture()
         let dispatcher = fixture.dispatcher

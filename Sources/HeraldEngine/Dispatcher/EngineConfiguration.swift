@@ -21,6 +21,9 @@ public struct EngineConfiguration: Sendable {
     /// before the finished jobs number `retainedFinishedJobs`. A kept match costs a few times its
     /// encoding in memory (a dictionary and three values).
     public var keptResultBytes = 4 << 20
+    /// Starts' `requestId`s remembered, the newest (`--request-ids`): a start sent again with one of
+    /// them answers with the job it made instead of making another.
+    public var requestIdsKept = 10_000
     /// Seconds a remote worker may stay silent before its attempts are lost (`--worker-lease`).
     public var workerLeaseSeconds: Double = 30
     /// The cluster node this dispatcher runs jobs for (`herald serve --redis --node NAME`): written

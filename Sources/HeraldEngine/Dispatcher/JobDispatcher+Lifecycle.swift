@@ -71,7 +71,7 @@ extension JobDispatcher {
 
     private func rememberRequest(_ requestId: String, _ id: JobID) {
         if requestIds.updateValue(id, forKey: requestId) == nil { requestIdOrder.append(requestId) }
-        if requestIdOrder.count > 10_000 {
+        if requestIdOrder.count > configuration.requestIdsKept {
             requestIds.removeValue(forKey: requestIdOrder.removeFirst())
         }
     }
