@@ -9,7 +9,8 @@ struct ClusterAppend {
     let record: JobRecord?
     let workers: [WorkerInfo]?
     let settings: ClusterSettings
-    /// For a `results` or `log` event: what to keep for pages ('results' or 'log', the cap, the items).
+    /// For a `results` or `log` event: what to keep for pages ('results' or 'log', the cap, the bound
+    /// on all finished jobs' results in bytes, the items).
     let output: [[UInt8]]
 
     init(event: SequencedEvent, settings: ClusterSettings) {
@@ -18,13 +19,14 @@ struct ClusterAppend {
         job = Self.job(of: event.event)
         if case .job(let record) = event.event { self.record = record } else { record = nil }
         if case .workers(let list) = event.event { workers = list } else { workers = nil }
+        let bound = Array(String(settings.keptResultBytes).utf8)
         switch event.event {
         case .results(_, let items):
-            output = [Array("results".utf8), Array(String(settings.maxResults).utf8)] + items.map { JSONWriter.encode($0) }
+            output = [Array("results".utf8), Array(String(settings.maxResults).utf8), bound] + items.map { JSONWriter.encode($0) }
         case .log(_, let lines, _):
-            output = [Array("log".utf8), Array(String(settings.keptLogLines).utf8)] + lines.map { JSONWriter.encode($0.json) }
+            output = [Array("log".utf8), Array(String(settings.keptLogLines).utf8), bound] + lines.map { JSONWriter.encode($0.json) }
         default:
-            output = [[], Array("0".utf8)]
+            output = [[], Array("0".utf8), bound]
         }
     }
 
@@ -45,7 +47,7 @@ struct ClusterAppend {
             [
                 keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, active, keys.pending,
                 keys.results(subject), keys.log(subject), keys.logFirst(subject),
-            ] + keys.leaseKeys + [keys.history, keys.archive, keys.archived]
+            ] + keys.leaseKeys + [keys.history, keys.archive, keys.archived, keys.resultBytes, keys.resultBytesTotal]
         let args: [[UInt8]] =
             [
                 Array(epoch.utf8), Array(settings.node.utf8), encoding, Array((job?.rawValue ?? "").utf8),

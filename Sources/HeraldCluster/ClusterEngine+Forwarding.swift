@@ -81,13 +81,20 @@ extension ClusterEngine {
             replies = try commands().pipeline(
                 [
                     ["LLEN", list], ["LRANGE", list, String(offset), String(offset + limit - 1)],
-                    ["GET", keys.logFirst(record.id.rawValue)],
+                    ["GET", keys.logFirst(record.id.rawValue)], ["HGET", keys.resultBytes, record.id.rawValue],
                 ].map { $0.map { Array($0.utf8) } })
         } catch {
             return .failure(commandFailed(error))
         }
-        guard replies.count == 3, let total = replies[0].integer, let items = replies[1].array else {
+        guard replies.count == 4, let total = replies[0].integer, let items = replies[1].array else {
             return .failure(EngineError(.internalError, "Redis answered a page with \(replies)"))
+        }
+        if !isLog, replies[3].string == "-1" {
+            return .failure(
+                EngineError(
+                    .notFound,
+                    "the matches of job \(record.id) are no longer kept: finished jobs' matches past --kept-results-bytes go, oldest first"
+                ))
         }
         let values = items.compactMap { $0.bytes.flatMap { try? JSONParser.parse($0) } }
         let first = replies[2].string.flatMap { Int($0) } ?? 0

@@ -42,6 +42,11 @@ public struct ClusterKeys: Sendable, Equatable {
     public var archive: String { prefix + "archive" }
     /// Job id → the seq at which it went to `archive`: which archived jobs go first.
     public var archived: String { prefix + "archived" }
+    /// Job id → bytes of its kept results (its items' JSON), or -1 once they were dropped to keep
+    /// all finished jobs' results under `--kept-results-bytes`.
+    public var resultBytes: String { prefix + "resultbytes" }
+    /// The sum of `resultBytes`' sizes.
+    public var resultBytesTotal: String { prefix + "resultbytestotal" }
     /// The three lease keys, in the order the scripts take them.
     public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 

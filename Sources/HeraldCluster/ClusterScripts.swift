@@ -66,16 +66,26 @@ enum ClusterScripts {
     /// log go with it, its record to the archive, which keeps the newest ARGV[11]), the history's
     /// order (a new job's `createdAt`), the node's workers, and a `results` event's items (up to
     /// ARGV[13]) or a `log` event's lines (the last ARGV[13]) for pages on any node.
+    /// The results kept are bounded in bytes too (ARGV[14], `--kept-results-bytes`; 0: no bound), as
+    /// on a single server: `resultBytes` has each job's, `resultBytesTotal` their sum; when a job ends
+    /// over the bound, the oldest finished jobs' results go (their entry becomes -1: pages say they are
+    /// no longer kept), the newest always stays.
     /// A job that ended gives up its lease.
     /// KEYS: epoch seq events jobs owner created finished workers active(kind or a dummy) pending
     /// results(job)|dummy log(job)|dummy logFirst(job)|dummy leases leaseOf leasedJob history archive
-    /// archived.
+    /// archived resultBytes resultBytesTotal.
     /// ARGV: epoch node encoding jobId|'' record|'' ended('1'|'') maxlen retain workers|'' prefix
-    /// historyJobs 'results'|'log'|'' cap item….
+    /// historyJobs 'results'|'log'|'' cap keptResultBytes item….
     /// Returns the seq, or an error `EPOCH …` (the data is gone) or `STALE …` (the job is not ours).
     static let append = RedisScript(
         name: "append",
         source: leaseFunctions + """
+            local function dropResults(id, forget)
+              local bytes = tonumber(redis.call('HGET', KEYS[20], id) or '0')
+              if bytes > 0 then redis.call('DECRBY', KEYS[21], bytes) end
+              if forget then redis.call('HDEL', KEYS[20], id) else redis.call('HSET', KEYS[20], id, -1) end
+              redis.call('DEL', ARGV[10] .. 'results:' .. id)
+            end
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
               return redis.error_reply('EPOCH the stream has a new epoch')
             end
@@ -119,7 +129,8 @@ enum ClusterScripts {
                     redis.call('HDEL', KEYS[4], old[i])
                     redis.call('HDEL', KEYS[5], old[i])
                     redis.call('ZREM', KEYS[6], old[i])
-                    redis.call('DEL', ARGV[10] .. 'results:' .. old[i], ARGV[10] .. 'log:' .. old[i], ARGV[10] .. 'logfirst:' .. old[i])
+                    dropResults(old[i], true)
+                    redis.call('DEL', ARGV[10] .. 'log:' .. old[i], ARGV[10] .. 'logfirst:' .. old[i])
                   end
                   local over = redis.call('ZCARD', KEYS[19]) - keep
                   if over > 0 then
@@ -130,15 +141,30 @@ enum ClusterScripts {
                     end
                   end
                 end
+                local bound = tonumber(ARGV[14])
+                if bound > 0 and tonumber(redis.call('GET', KEYS[21]) or '0') > bound then
+                  for _, id in ipairs(redis.call('ZRANGE', KEYS[7], 0, -1)) do
+                    if tonumber(redis.call('GET', KEYS[21]) or '0') <= bound then break end
+                    if id ~= job and tonumber(redis.call('HGET', KEYS[20], id) or '0') > 0 then dropResults(id, false) end
+                  end
+                end
               end
             end
             if ARGV[9] ~= '' then redis.call('HSET', KEYS[8], ARGV[2], ARGV[9]) end
             local cap = tonumber(ARGV[13])
             if ARGV[12] == 'results' then
-              local last = math.min(#ARGV, 13 + cap - redis.call('LLEN', KEYS[11]))
-              for i = 14, last do redis.call('RPUSH', KEYS[11], ARGV[i]) end
-            elseif ARGV[12] == 'log' and #ARGV >= 14 then
-              redis.call('RPUSH', KEYS[12], unpack(ARGV, 14))
+              local last = math.min(#ARGV, 14 + cap - redis.call('LLEN', KEYS[11]))
+              local added = 0
+              for i = 15, last do
+                redis.call('RPUSH', KEYS[11], ARGV[i])
+                added = added + #ARGV[i]
+              end
+              if added > 0 then
+                redis.call('HINCRBY', KEYS[20], job, added)
+                redis.call('INCRBY', KEYS[21], added)
+              end
+            elseif ARGV[12] == 'log' and #ARGV >= 15 then
+              redis.call('RPUSH', KEYS[12], unpack(ARGV, 15))
               local over = redis.call('LLEN', KEYS[12]) - cap
               if over > 0 then
                 redis.call('LTRIM', KEYS[12], over, -1)

@@ -16,6 +16,8 @@ public struct ClusterSettings: Sendable {
     public var historyJobs: Int = 100_000
     /// Search matches kept per job in Redis for pages (`--max-results`).
     public var maxResults: Int = 1000
+    /// All finished jobs' kept results in Redis, in bytes of JSON (`--kept-results-bytes`; 0: no bound).
+    public var keptResultBytes: Int = 4 << 20
     /// A command job's log lines kept in Redis for pages (the newest ones), as a node keeps them.
     public var keptLogLines: Int = 10_000
     /// Starts' `requestId`s remembered (the newest), so a start sent again makes no second job; a

@@ -117,6 +117,7 @@ extension ServeCommand {
                 retainedFinishedJobs: engine.retainedFinishedJobs, nodeTimeoutSeconds: lease)
             settings.historyJobs = engine.history.archivedJobs
             settings.requestIdsKept = engine.requestIdsKept
+            settings.keptResultBytes = engine.keptResultBytes
             return settings
         }
 

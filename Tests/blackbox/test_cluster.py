@@ -199,6 +199,26 @@ def test_pages_from_any_node_even_after_the_runner_is_gone(cluster):
         assert survivor.json("GET", f"/api/jobs/{job}/{path}")[0] == 200
 
 
+def test_finished_searches_matches_in_redis_are_bounded_in_bytes(herald_factory, redis_factory, tmp_path):
+    # A byte bound below one search's matches: each search that ends drops the matches of those before it.
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, extra=("--kept-results-bytes", "1"))
+    node = cluster.nodes[0]
+    searches = []
+    for _ in range(2):
+        job = node.json("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}})[1]["id"]
+        assert finished_record(node, job)["state"] == "succeeded"
+        searches.append(job)
+    older, newer = searches
+    for peer in cluster.nodes:
+        status, page = peer.json("GET", f"/api/jobs/{newer}/results?limit=5")
+        assert status == 200 and page["total"] > 0, page
+        status, gone = peer.json("GET", f"/api/jobs/{older}/results?limit=5")
+        assert status == 404 and gone["code"] == "not_found" and "no longer kept" in gone["message"], gone
+    total = int(cluster.redis.command("GET", "herald:resultbytestotal"))
+    assert total == int(cluster.redis.command("HGET", "herald:resultbytes", newer)) > 0, "only the newest's bytes count"
+    assert cluster.redis.command("EXISTS", f"herald:results:{older}") == 0
+
+
 def test_a_flooded_log_is_paged_whole_from_redis_once_its_node_is_gone(cluster):
     # 30,000 lines at once: the stream carries at most 1,000 a tenth of a second and skips the rest,
     # while the node keeps the last 10,000. Once the job ended, Redis must hold those 10,000 too.
