@@ -96,7 +96,8 @@ bench:
 	bench/run
 
 ## make soak: 30 minutes of mixed traffic against one release server, watching for growth (bench/soak;
-## not part of `make test`; docs/soak.md). SOAK_ARGS="--minutes 3 --viewers 100" for a short one.
+## not part of `make test`; docs/soak.md). SOAK_ARGS="--minutes 3 --viewers 100" for a short one,
+## SOAK_ARGS="--nodes 3" for three cluster nodes on a redis-server of the soak's own.
 ## matplotlib (the plot) goes into .venv only here, not into the test tools.
 SOAK_PIP_PACKAGES := matplotlib
 SOAK_ARGS ?=
