@@ -464,7 +464,7 @@ def test_a_kinds_concurrency_holds_across_the_cluster_for_starts_with_dependenci
     first = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 10}})[1]["id"]
     jobs = []
     for index in range(5):
-        status, job = cluster.nodes[index % 3].json("POST", "/api/jobs", {"kind": "pair", "params": {"n": 20}, "after": [first]})
+        status, job = cluster.nodes[index % 3].json("POST", "/api/jobs", {"kind": "pair", "params": {"n": 40}, "after": [first]})
         assert status == 202, job
         jobs.append(job["id"])
     wait_for(lambda: sum(1 for m in viewer.seen() if terminal(m) and m["job"]["id"] in jobs) == 5, what="the five to end", timeout=90)
