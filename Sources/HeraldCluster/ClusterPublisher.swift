@@ -43,7 +43,8 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Told on the publisher thread when a renewal found this node's heartbeat gone after it had
     /// beaten before: the others forgot it (it was paused past its lease) and its workers with it.
     private let forgotten: @Sendable () -> Void
-    /// Told on the publisher thread with each batch Redis took (under the current epoch), in order.
+    /// Told on the publisher thread with each batch Redis took (under the current epoch; without the
+    /// events it refused as another node's), in order.
     private let appended: @Sendable ([SequencedEvent]) -> Void
     private var hasBeaten = false
     static let backlogLimit = 200_000
@@ -224,7 +225,8 @@ final class ClusterPublisher: @unchecked Sendable {
             if message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) { refused.insert(job) }
         }
         measured(Date().timeIntervalSince(began), refused.sorted())
-        if !lostEpoch { appended(batch) }
+        // What Redis took: not the events of jobs that are no longer this node's.
+        if !lostEpoch { appended(batch.filter { event in ClusterAppend.job(of: event.event).map { !refused.contains($0) } ?? true }) }
         return batch.count
     }
 }
