@@ -143,31 +143,6 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.metrics.framesSent, 6)
     }
 
-    func testCaughtUpConnectionsAreWrittenAtOnceExceptOnesClosingOrStillBehind() {
-        var harness = Harness()
-        harness.connectLive(1)
-        harness.connectLive(2)
-        harness.connectLive(3)
-        harness.hub.peerClosed(2, code: nil)  // a close frame without a code: lws answers it, nothing may follow
-        _ = harness.take()
-        harness.deliver([event(1)])
-        var writeNow: [ConnectionID] = []
-        var wantWritable: [ConnectionID] = []
-        for action in harness.take() {
-            if case .writeNow(let id) = action { writeNow.append(id) }
-            if case .wantWritable(let id) = action { wantWritable.append(id) }
-        }
-        XCTAssertEqual(writeNow.sorted(), [1, 3])
-        XCTAssertEqual(wantWritable, [2])
-        // Connection 1 has not written event 1 yet: the next delivery asks nothing new of it.
-        _ = harness.written(3)
-        harness.deliver([event(2)])
-        let next = harness.take()
-        XCTAssertFalse(next.contains { if case .writeNow(1) = $0 { return true } else { return false } })
-        XCTAssertTrue(next.contains { if case .writeNow(3) = $0 { return true } else { return false } })
-        XCTAssertEqual(harness.written(1).messages.map { $0["seq"]?.intValue }, [1, 2])
-    }
-
     func testResumeIsAskedOfTheEngineAndItsEventsFollow() {
         var harness = Harness()
         harness.connect(1, query: ["epoch": "e1", "since": "3"])

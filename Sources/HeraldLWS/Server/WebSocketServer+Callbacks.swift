@@ -123,56 +123,15 @@ extension WebSocketServer {
         }
     }
 
-    /// Writes at once to a connection that had written everything (`HubAction.writeNow`), when the
-    /// socket is Herald's alone to write: plain TCP (TLS bytes must pass through lws's session),
-    /// nothing of lws's own still waiting on it (the handshake's answer: `lws_partial_buffered`), and
-    /// no unsent tail of Herald's. Otherwise it asks for a writable callback, as before.
-    func writeNow(_ id: ConnectionID, nowMicros: Int64) {
-        guard let wsi = sockets[id] else { return }
-        guard lws_is_ssl(wsi) == 0, lws_partial_buffered(wsi) == 0, !unsent.holdsBytes(for: wsi) else {
-            lws_callback_on_writable(wsi)
-            return
-        }
-        switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
-        case .idle:
-            return
-        case .close:
-            // A close is sent from the connection's own callback (lws closes it when that returns);
-            // the hub answers `.close` again there.
-            lws_callback_on_writable(wsi)
-        case .write(_, let more):
-            let outcome = batchBuffer.withUnsafeMutableBytes { unsent.write($0, to: wsi) }
-            if outcome == .failed {
-                // The peer reset the socket: closed at lws's next turn.
-                herald_drop(wsi)
-                return
-            }
-            noteBacklog()
-            if more, outcome == .sent { lws_callback_on_writable(wsi) }
-        }
-    }
-
-    /// Performs the actions the hub calls returned, in order, and those the actions themselves
-    /// return (a write at once may make the hub ask the engine for a snapshot).
+    /// Performs the actions the last hub call returned, in order.
     func performActions() {
-        var nowMicros: Int64?
-        while !actions.isEmpty {
-            let pending = actions
-            actions.removeAll(keepingCapacity: true)
-            perform(pending, nowMicros: &nowMicros)
-        }
-    }
-
-    private func perform(_ pending: [HubAction], nowMicros: inout Int64?) {
+        guard !actions.isEmpty else { return }
+        let pending = actions
+        actions.removeAll(keepingCapacity: true)
         for action in pending {
             switch action {
             case .wantWritable(let id):
                 if let wsi = sockets[id] { lws_callback_on_writable(wsi) }
-            case .writeNow(let id):
-                // One clock read for the whole pass of writes.
-                let now = nowMicros ?? Self.wallClockMicros()
-                nowMicros = now
-                writeNow(id, nowMicros: now)
             case .drop(let id):
                 if let wsi = sockets[id] { herald_drop(wsi) }
             case .ask(let request, let ticket):

@@ -4,11 +4,6 @@ import HeraldEngine
 public enum HubAction: Sendable {
     /// Call back with `StreamHub.writable` when the connection's socket takes more.
     case wantWritable(ConnectionID)
-    /// New events for a connection that had written everything: write now, in this turn of the
-    /// service loop, when the socket is the transport's alone to write (call `StreamHub.writable` at
-    /// once); otherwise as `.wantWritable`. Fan-out to thousands of caught-up connections then costs
-    /// one pass of writes, not a pass of writable requests, a poll and a pass of callbacks.
-    case writeNow(ConnectionID)
     /// Close the connection at once, without a closing handshake: its peer went silent (keepalive), so
     /// it may never read a close frame, nor make its socket writable again.
     case drop(ConnectionID)

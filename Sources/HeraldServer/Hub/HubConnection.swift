@@ -45,8 +45,6 @@ final class HubConnection {
     var isWorker = false
     /// Set from `hello` until the engine answered it.
     var isWorkerHelloPending = false
-    /// Set when the peer sent a close frame (libwebsockets answers it and closes); its code, if any.
-    var peerSentClose = false
     var closeCodeFromPeer: UInt16?
     /// A connection to the test-only `/echo` endpoint: no events, every message echoed.
     let isEcho: Bool

@@ -83,9 +83,8 @@ extension StreamHub {
                 fellBehind(connection, now: now, into: &actions)
                 actions.append(.wantWritable(id))
             } else if cursor >= endBefore, connection.outbox.isEmpty, connection.pendingClose == nil {
-                // It had written everything: nobody asked for a writable callback yet. Written at once
-                // unless the peer began a closing handshake (lws answers it: nothing may follow).
-                actions.append(!connection.peerSentClose ? .writeNow(id) : .wantWritable(id))
+                // It had written everything: nobody asked for a writable callback yet.
+                actions.append(.wantWritable(id))
             }
         }
     }

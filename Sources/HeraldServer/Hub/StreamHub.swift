@@ -111,7 +111,6 @@ public struct StreamHub {
 
     /// The peer sent a close frame.
     public mutating func peerClosed(_ id: ConnectionID, code: UInt16?) {
-        connections[id]?.peerSentClose = true
         connections[id]?.closeCodeFromPeer = code
     }
 
