@@ -115,12 +115,14 @@ extension ClusterEngine {
         }
     }
 
-    /// A job this node's view does not hold (yet, or any more): this node's own record (one it just
-    /// started with dependencies), else the record in Redis (another node started it a moment ago, or
-    /// it is archived), else `not_found`. Thread: any.
+    /// A job this node's view does not hold (yet, or any more): this node's own record of a job that
+    /// has not ended (one it just started with dependencies), else the record in Redis (another node
+    /// started it a moment ago, or it is archived), else `not_found`. A finished job the cluster has
+    /// forgotten is `not_found` on every node, also on the one that ran it and still remembers it.
+    /// Thread: any.
     func lookUpElsewhere(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void) {
         local.send(.job(id)) { [self] answer in
-            if case .job(.success) = answer { return reply(answer) }
+            if case .job(.success(let record)) = answer, !record.state.isTerminal { return reply(answer) }
             commandQueue.async { [self] in
                 let keys = settings.keys
                 guard

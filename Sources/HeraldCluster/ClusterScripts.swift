@@ -404,7 +404,9 @@ enum ClusterScripts {
         """
 
     /// Lua: how many of a kind's jobs hold a place under its cluster-wide `concurrency`: owned by a
-    /// node, queued or running, and not waiting for `slot`'s consent (`gated`); `except` not counted.
+    /// node, not ended, and not waiting for `slot`'s consent (`gated`); `except` not counted. A job
+    /// `slot` let go is counted even while its record still says `waiting` (its node's `queued` and
+    /// `running` may not be appended yet), or a third could be let go behind it.
     static let heldFunction = """
         local function held(active, owner, jobs, gated, except)
           local count = 0
@@ -412,7 +414,7 @@ enum ClusterScripts {
             if id ~= except and redis.call('HEXISTS', owner, id) == 1 and redis.call('SISMEMBER', gated, id) == 0 then
               local record = redis.call('HGET', jobs, id)
               local state = record and cjson.decode(record)['state'] or 'queued'
-              if state == 'queued' or state == 'running' then count = count + 1 end
+              if state == 'waiting' or state == 'queued' or state == 'running' then count = count + 1 end
             end
           end
           return count
