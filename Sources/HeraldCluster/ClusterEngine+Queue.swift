@@ -70,12 +70,16 @@ extension ClusterEngine {
 
     /// A kind that queues at a limit of its own (`concurrency`) is limited across the cluster: that
     /// limit, else 0 (none; a kind that refuses when busy is held by the busy rule instead).
-    func clusterLimit(of kind: JobKind) -> Int {
-        local.configuration.kindLimits[kind].map { $0.refuseWhenBusy ? 0 : $0.maxConcurrent } ?? 0
+    func clusterLimit(of kind: JobKind) -> Int { Self.clusterLimit(of: kind, configuration: local.configuration) }
+
+    static func clusterLimit(of kind: JobKind, configuration: EngineConfiguration) -> Int {
+        configuration.kindLimits[kind].map { $0.refuseWhenBusy ? 0 : $0.maxConcurrent } ?? 0
     }
 
-    /// The kinds this node runs whose `concurrency` holds across the cluster.
-    var clusterLimitedKinds: Set<JobKind> { runnable.filter { clusterLimit(of: $0) > 0 } }
+    /// The kinds of `runnable` whose `concurrency` holds across the cluster (for `init`).
+    static func clusterLimitedKinds(of runnable: Set<JobKind>, configuration: EngineConfiguration) -> Set<JobKind> {
+        runnable.filter { clusterLimit(of: $0, configuration: configuration) > 0 }
+    }
 
     /// Starts with dependencies of a cluster-limited kind run here only once Redis gives them a
     /// place (`slot`): the dispatcher asks through this gate when their dependencies are met, and is

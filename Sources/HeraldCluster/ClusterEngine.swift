@@ -40,6 +40,9 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let admittedThrough = Protected<Int64>(0)
     /// The kinds this node can run (itself or on its workers).
     let runnable: Set<JobKind>
+    /// The kinds of `runnable` whose `concurrency` holds across the cluster (`clusterLimit(of:)` > 0):
+    /// fixed with the configuration, so set once in `init`, not worked out per batch the view applies.
+    let clusterLimitedKinds: Set<JobKind>
     /// The epoch now, for `epoch` (any thread).
     let currentEpoch = Protected("")
     /// Whether this node is the cluster's news fetcher now (the publisher's renewals write it; the
@@ -77,6 +80,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         self.logger = logger
         self.figures = Protected(ClusterStatistics(node: settings.node))
         self.runnable = Set(local.runnableKinds)
+        self.clusterLimitedKinds = Self.clusterLimitedKinds(of: runnable, configuration: local.configuration)
         self.commandLink = ClusterLink(.commands, settings: settings, health: health)
         publisher = ClusterPublisher(
             settings: settings, health: health,
