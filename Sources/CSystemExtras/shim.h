@@ -1,6 +1,6 @@
 // What Swift's Glibc module does not import: GNU extensions of glibc that Herald needs to start a
 // job's program in its own session and folder, without a shell and without leaking descriptors, and
-// to cap the number of malloc arenas and give their free memory back.
+// to cap the number of malloc arenas, give their free memory back and say how much they hold.
 // Only declarations of functions glibc already exports, and one constant; no C library beyond glibc.
 #ifndef HERALD_SYSTEM_EXTRAS_H
 #define HERALD_SYSTEM_EXTRAS_H
@@ -42,5 +42,14 @@ static inline int herald_fix_mmap_threshold(int bytes) { return mallopt(M_MMAP_T
 // its heap on its own, so what freed chunks below live ones hold stays resident. Returns 1 if any
 // memory went back.
 static inline int herald_trim_heap(void) { return malloc_trim(0); }
+
+// glibc 2.33+: what malloc holds for the program, summed over every arena: `in_use`, the bytes of
+// live blocks (arena chunks and blocks mapped on their own); `free_bytes`, the free chunks the arenas
+// keep (resident or, after a trim, not). Takes each arena's lock in turn, as a trim does.
+static inline void herald_heap_figures(size_t *in_use, size_t *free_bytes) {
+    struct mallinfo2 info = mallinfo2();
+    *in_use = info.uordblks + info.hblkhd;
+    *free_bytes = info.fordblks;
+}
 
 #endif

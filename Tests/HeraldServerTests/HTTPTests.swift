@@ -59,6 +59,10 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(health["status"]?.stringValue, "ok")
         let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
         XCTAssertTrue(metrics.contains("herald_jobs_finished_total{kind=\"search\",state=\"succeeded\"} 1"), metrics)
+        // The allocator's live heap: a server holds at least a few hundred KB.
+        let inUse = metrics.split(separator: "\n").first { $0.hasPrefix("herald_heap_bytes{state=\"in_use\"} ") }
+        XCTAssertGreaterThan(inUse.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 100_000, metrics)
+        XCTAssertTrue(metrics.contains("herald_heap_bytes{state=\"free\"} "), metrics)
     }
 
     func testMetricsHaveTheDeliveryLatencyOfEventsWrittenToAClient() throws {

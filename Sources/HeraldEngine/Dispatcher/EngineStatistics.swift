@@ -27,6 +27,8 @@ public struct EngineStatistics: Sendable, Equatable {
     public var degraded: String?
     /// A cluster node's figures (`herald serve --redis`); nil for a single server.
     public var cluster: ClusterStatistics?
+    /// The allocator's figures when these were read (nil: not read, as in tests that build one).
+    public var heap: HeapFigures?
 
     public init() {}
 

@@ -103,6 +103,12 @@ public struct ServerMetrics: Sendable {
             Self.histogram(
                 bounds: Self.deliveryLatencyBounds, buckets: deliveryLatencyBuckets, sum: deliveryLatencySum,
                 count: deliveryLatencyCount))
+        if let heap = engine.heap {
+            metric(
+                "herald_heap_bytes", "gauge",
+                "What malloc holds: in_use, the live heap; free, free chunks its arenas keep (resident or not).",
+                [("{state=\"in_use\"}", "\(heap.inUseBytes)"), ("{state=\"free\"}", "\(heap.freeBytes)")])
+        }
         if let cluster = engine.cluster { Self.render(cluster, degraded: engine.degraded != nil, into: metric) }
         return out
     }
