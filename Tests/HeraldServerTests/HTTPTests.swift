@@ -1,3 +1,4 @@
+import Glibc
 import HeraldEngine
 import HeraldLWS
 import HeraldServer
@@ -59,10 +60,15 @@ final class HTTPTests: XCTestCase {
         XCTAssertEqual(health["status"]?.stringValue, "ok")
         let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
         XCTAssertTrue(metrics.contains("herald_jobs_finished_total{kind=\"search\",state=\"succeeded\"} 1"), metrics)
-        // The allocator's live heap: a server holds at least a few hundred KB.
+        // The allocator's live heap: a server holds at least 100 KB. ThreadSanitizer's allocator
+        // reports none, and the family is left out.
         let inUse = metrics.split(separator: "\n").first { $0.hasPrefix("herald_heap_bytes{state=\"in_use\"} ") }
-        XCTAssertGreaterThan(inUse.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 100_000, metrics)
-        XCTAssertTrue(metrics.contains("herald_heap_bytes{state=\"free\"} "), metrics)
+        if dlsym(nil, "__tsan_init") == nil {
+            XCTAssertGreaterThan(inUse.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 100_000, metrics)
+            XCTAssertTrue(metrics.contains("herald_heap_bytes{state=\"free\"} "), metrics)
+        } else {
+            XCTAssertNil(inUse, metrics)
+        }
     }
 
     func testMetricsHaveTheDeliveryLatencyOfEventsWrittenToAClient() throws {

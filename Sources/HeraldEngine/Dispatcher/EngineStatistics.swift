@@ -27,7 +27,7 @@ public struct EngineStatistics: Sendable, Equatable {
     public var degraded: String?
     /// A cluster node's figures (`herald serve --redis`); nil for a single server.
     public var cluster: ClusterStatistics?
-    /// The allocator's figures when these were read (nil: not read, as in tests that build one).
+    /// The allocator's figures when these were read (nil: not read, or an allocator that reports none).
     public var heap: HeapFigures?
 
     public init() {}

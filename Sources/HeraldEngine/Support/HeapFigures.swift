@@ -14,12 +14,14 @@ public struct HeapFigures: Sendable, Equatable {
         self.freeBytes = freeBytes
     }
 
-    /// Reads glibc's figures now (`mallinfo2`). Any thread; takes each arena's lock in turn, for about
-    /// as long as a walk of its free chunks, so it is read per scrape, not per event.
-    public static func read() -> HeapFigures {
+    /// Reads glibc's figures now (`mallinfo2`); nil where malloc is not glibc's and answers zeros (a
+    /// sanitizer's allocator, a preloaded one): a live process always holds something. Any thread;
+    /// takes each arena's lock in turn, for about as long as a walk of its free chunks, so it is read
+    /// per scrape, not per event.
+    public static func read() -> HeapFigures? {
         var inUse = 0
         var free = 0
         herald_heap_figures(&inUse, &free)
-        return HeapFigures(inUseBytes: inUse, freeBytes: free)
+        return inUse == 0 && free == 0 ? nil : HeapFigures(inUseBytes: inUse, freeBytes: free)
     }
 }
