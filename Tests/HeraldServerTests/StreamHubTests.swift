@@ -212,16 +212,20 @@ final class StreamHubTests: XCTestCase {
         harness.connectLive(1)
         harness.connectLive(2)
         _ = harness.take()
-        // Connection 2 writes as events come; connection 1 writes nothing: the ring moves past it.
-        for seq in Int64(1)...30 {
+        // Connection 2 writes as events come; connection 1 writes nothing: the ring (about twelve
+        // of these events) moves past it, but not a whole ring more.
+        for seq in Int64(1)...16 {
             harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
             XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq])
         }
         XCTAssertEqual(harness.hub.metrics.resyncs, 1, "connection 1 fell off the ring once")
+        XCTAssertTrue(asks(harness.take()).isEmpty, "no snapshot is made for it while it cannot write")
+        // It can write again: its snapshot is asked for now.
+        XCTAssertTrue(harness.written(1).messages.isEmpty)
         XCTAssertEqual(asks(harness.take()).map(\.0), [.snapshot])
-        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 30)))])
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 16)))])
         // Again within the window: closed with 4008 once what is queued is written.
-        for seq in Int64(31)...50 {
+        for seq in Int64(17)...50 {
             harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
             XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq], "the other connection misses nothing")
         }
@@ -230,6 +234,42 @@ final class StreamHubTests: XCTestCase {
         let (messages, end) = harness.written(1)
         XCTAssertTrue(messages.isEmpty, "the backlog (the unsent snapshot) was dropped: only the close follows")
         XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
+    }
+
+    func testAReaderThatNeverWritesAgainHoldsNoSnapshotAndIsClosedWith4008() {
+        var harness = Harness {
+            $0.ringBytes = 4096
+            $0.resyncLimit = 2
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        _ = harness.take()
+        // Connection 1 never gets a writable callback again (its socket stays full); connection 2
+        // reads everything. The ring goes around twice past connection 1.
+        for seq in Int64(1)...60 {
+            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
+            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq])
+        }
+        XCTAssertTrue(asks(harness.take()).isEmpty, "no snapshot was made for a connection that could not take it")
+        XCTAssertEqual(harness.hub.metrics.resyncs, 1)
+        XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1, "the ring passing it again counts as a second resync")
+        let (messages, end) = harness.written(1)
+        XCTAssertTrue(messages.isEmpty)
+        XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
+    }
+
+    func testAReaderThatFellBehindAndCanWriteGetsTheSnapshotThenTheStream() {
+        var harness = Harness { $0.ringBytes = 4096 }
+        harness.connectLive(1)
+        _ = harness.take()
+        for seq in Int64(1)...16 { harness.deliver([event(seq, job: "j-\(seq)", size: 300)]) }
+        XCTAssertEqual(harness.hub.metrics.resyncs, 1)
+        XCTAssertTrue(harness.written(1).messages.isEmpty, "its backlog is gone; its snapshot is asked for now")
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.snapshot(generation: 0)])
+        harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 16))), event(17)])
+        let messages = harness.written(1).messages
+        XCTAssertEqual(messages.first?["reason"]?.stringValue, "resync")
+        XCTAssertEqual(messages.dropFirst().map { $0["seq"]?.intValue }, [17])
     }
 
     func testBacklogCountSeesConnectionsOverAQuarterOfTheRing() {

@@ -22,6 +22,11 @@ final class HubConnection {
     }
     /// The ring entry to send next, while live (`FrameRing`); nil otherwise.
     var cursor: Int64?
+    /// Whether it fell off the ring and waits to be able to write before its snapshot is asked for.
+    var isBehind: Bool {
+        if case .behind = stream { return true }
+        return false
+    }
     /// Whether the hub's count of backlogged connections includes this one (`StreamHub.backlogCount`).
     var countedAsBacklogged = false
     /// The message being received, across fragments.

@@ -78,6 +78,12 @@ extension StreamHub {
         }
         guard appended else { return }
         for (id, connection) in connections {
+            if case .behind(let mark) = connection.stream, mark < ring.firstIndex {
+                // Still unable to write while a whole ring went by: resynced again, or closed.
+                fellBehind(connection, now: now, into: &actions)
+                actions.append(.wantWritable(id))
+                continue
+            }
             guard let cursor = connection.cursor else { continue }
             if cursor < ring.firstIndex {
                 fellBehind(connection, now: now, into: &actions)
@@ -89,14 +95,16 @@ extension StreamHub {
         }
     }
 
-    /// A slow client (the ring dropped events it had not been sent): it waits for a snapshot, or is
-    /// closed with 4008 after `resyncLimit` resyncs within the window.
+    /// A slow client (the ring dropped events it had not been sent): its backlog is dropped and it
+    /// gets a snapshot once it can write again (`StreamPosition.behind`), or is closed with 4008 after
+    /// `resyncLimit` resyncs within the window. The caller asks for its writable callback.
     mutating func fellBehind(_ connection: HubConnection, now: Double, into actions: inout [HubAction]) {
         switch connection.outbox.noteResync(now: now) {
         case .resync:
             metrics.resyncs += 1
-            logger.info("connection \(connection.id) fell behind; its backlog is replaced by a snapshot")
-            awaitSnapshot(connection, reason: .resync, into: &actions)
+            logger.info("connection \(connection.id) fell behind; its backlog is replaced by a snapshot once it can write")
+            connection.outbox.discardEvents()
+            connection.stream = .behind(mark: ring.endIndex)
         case .close:
             metrics.slowClientCloses += 1
             connection.outbox.discardEvents()
@@ -111,7 +119,11 @@ extension StreamHub {
     /// snapshot, asked for now, so nobody misses an outcome.
     mutating func resyncEveryone(into actions: inout [HubAction]) {
         overflowGeneration += 1
-        let streams = connections.values.filter { $0.stream != .none && $0.pendingClose == nil }
+        // A connection `.behind` asks for its snapshot when it can write, after this overflow: it is
+        // covered, and was counted as resynced when it fell behind.
+        let streams = connections.values.filter {
+            $0.stream != .none && $0.pendingClose == nil && !$0.isBehind
+        }
         logger.warning("the event inbox overflowed; resyncing \(streams.count) connection(s)")
         for connection in streams {
             metrics.resyncs += 1

@@ -160,6 +160,12 @@ public struct StreamHub {
             // Fell off the ring since the last delivery (a delivery checks too; this is the backstop).
             fellBehind(connection, now: uptime, into: &actions)
         }
+        if connection.isBehind {
+            // Its socket takes bytes again (the transport calls this only once any unsent tail is
+            // gone): now a snapshot is worth holding for it.
+            connection.stream = .awaitingSnapshot(reason: .resync, generation: overflowGeneration)
+            requestSnapshotIfNeeded(into: &actions)
+        }
         let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
         if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
         let ping = connection.pingDue && connection.pendingClose == nil

@@ -9,6 +9,12 @@ enum StreamPosition: Equatable {
     case awaitingSnapshot(reason: WireEncoder.SnapshotReason, generation: Int)
     /// Waiting for the engine's answer to a resume; events are skipped.
     case awaitingResume
+    /// Fell off the ring (a slow client) and holds nothing: its resync snapshot is asked for at its
+    /// next writable callback, once its socket takes bytes again, so a reader that stalls does not hold
+    /// a snapshot (hundreds of KB with a full job history) it cannot read. `mark` is the ring's end
+    /// when it fell off: if the ring moves past it before the connection can write, that counts as one
+    /// more resync, as a snapshot queued then would have fallen off too, and the 4008 policy holds.
+    case behind(mark: Int64)
     /// No stream (the echo endpoint) or closing.
     case none
 }
