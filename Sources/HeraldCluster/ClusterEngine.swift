@@ -155,7 +155,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         let previous = view
         view = ClusterView(
             epoch: read.epoch, seq: read.seq, jobs: read.jobs, finished: read.finished, workersByNode: read.workersByNode,
-            eventLogSize: settings.streamLength, retainedFinishedJobs: settings.retainedFinishedJobs)
+            eventLogSize: settings.streamLength, eventLogBytes: local.configuration.eventLogBytes,
+            retainedFinishedJobs: settings.retainedFinishedJobs)
         currentEpoch.withLock { $0 = read.epoch }
         publisher.setEpoch(read.epoch)
         guard let previous else { return }

@@ -51,6 +51,7 @@ enum Help {
                                    that keep matches are archived early (default 4194304)
           --progress-rate N        progress events per second per job (default 20)
           --event-log-size N       events kept for resuming clients (default 10000)
+          --event-log-bytes N      at most this many bytes of them, encoded (default 16777216)
           --news-interval SECONDS  background news fetch period (default: off)
           --news-probability P     chance a fetch finds news, 0..1 (default 0.5)
           --news-seed N            seed the simulated news server (tests)

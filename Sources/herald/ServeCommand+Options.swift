@@ -67,6 +67,7 @@ extension ServeCommand {
             }
             engine.progressEventsPerSecond = try arguments.number("progress-rate", in: 0.1...1000) ?? engine.progressEventsPerSecond
             engine.eventLogSize = try arguments.integer("event-log-size", in: 1...10_000_000) ?? engine.eventLogSize
+            engine.eventLogBytes = try arguments.integer("event-log-bytes", in: 4096...(1 << 40)) ?? engine.eventLogBytes
             engine.retainedFinishedJobs = try arguments.integer("recent-jobs", in: 1...100_000) ?? engine.retainedFinishedJobs
             engine.keptResultBytes = try arguments.integer("kept-results-bytes", in: 0...(1 << 40)) ?? engine.keptResultBytes
             engine.history.archivedJobs = try arguments.integer("history-jobs", in: 0...100_000_000) ?? engine.history.archivedJobs

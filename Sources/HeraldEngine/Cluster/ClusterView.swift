@@ -25,13 +25,13 @@ public struct ClusterView: Sendable {
     /// order, the finished ids in the order they ended, every node's workers.
     public init(
         epoch: String, seq: Int64, jobs: [JobRecord], finished: [JobID] = [], workersByNode: [String: [WorkerInfo]] = [:],
-        eventLogSize: Int = 10_000, retainedFinishedJobs: Int = 500, newsCapacity: Int = 200
+        eventLogSize: Int = 10_000, eventLogBytes: Int = 16 << 20, retainedFinishedJobs: Int = 500, newsCapacity: Int = 200
     ) {
         self.epoch = epoch
         self.seq = seq
         self.news = NewsFeed(capacity: newsCapacity)
         self.workersByNode = workersByNode
-        self.log = EventLog(capacity: max(1, eventLogSize))
+        self.log = EventLog(capacity: max(1, eventLogSize), maxBytes: eventLogBytes)
         self.retainedFinishedJobs = retainedFinishedJobs
         for record in jobs where self.jobs.updateValue(record, forKey: record.id) == nil {
             order.append(record.id)

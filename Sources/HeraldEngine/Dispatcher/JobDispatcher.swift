@@ -105,7 +105,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.runners = Dictionary(runners.map { ($0.kind, $0) }, uniquingKeysWith: { _, last in last })
         self.history = history
         self.news = NewsFeed(capacity: newsCapacity)
-        self.log = EventLog(capacity: max(1, configuration.eventLogSize))
+        self.log = EventLog(capacity: max(1, configuration.eventLogSize), maxBytes: configuration.eventLogBytes)
         self.startInstant = clock.now
         self.logFiles = LogFiles(folder: environment.dataDirectory.appendingPathComponent("logs"))
         if let history {
