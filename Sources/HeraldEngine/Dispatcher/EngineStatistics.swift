@@ -27,8 +27,6 @@ public struct EngineStatistics: Sendable, Equatable {
     public var degraded: String?
     /// A cluster node's figures (`herald serve --redis`); nil for a single server.
     public var cluster: ClusterStatistics?
-    /// The allocator's figures when these were read (nil: not read, or an allocator that reports none).
-    public var heap: HeapFigures?
 
     public init() {}
 

@@ -203,7 +203,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             copy.workersConnected = workerPool.count
             copy.seq = seq
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
-            copy.heap = HeapFigures.read()
             return .statistics(copy)
         case .workers: return .workers(workerPool.infos)
         case .page, .history: preconditionFailure("pages are read off the queue")

@@ -119,7 +119,8 @@ struct HTTPAPI {
             if let cluster = statistics.cluster { health["node"] = .string(cluster.node) }
             return .json(.object(health), status: statistics.degraded == nil ? 200 : 503)
         case (.metrics, .statistics(let statistics)):
-            let text = status.metrics.render(engine: statistics, uptimeSeconds: status.uptimeSeconds)
+            // Read here, per scrape, and not with the engine's statistics, which `/healthz` asks for too.
+            let text = status.metrics.render(engine: statistics, heap: HeapFigures.read(), uptimeSeconds: status.uptimeSeconds)
             return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
         case (.news, .news(let feed)):
             return .json(feed.json)

@@ -41,8 +41,9 @@ public struct ServerMetrics: Sendable {
         }
     }
 
-    /// Prometheus text exposition format, version 0.0.4.
-    public func render(engine: EngineStatistics, uptimeSeconds: Double) -> String {
+    /// Prometheus text exposition format, version 0.0.4. `heap`: the allocator's figures, read for
+    /// this scrape (nil: left out).
+    public func render(engine: EngineStatistics, heap: HeapFigures? = nil, uptimeSeconds: Double) -> String {
         var out = ""
         func metric(_ name: String, _ type: String, _ help: String, _ samples: [(String, String)]) {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
@@ -103,7 +104,7 @@ public struct ServerMetrics: Sendable {
             Self.histogram(
                 bounds: Self.deliveryLatencyBounds, buckets: deliveryLatencyBuckets, sum: deliveryLatencySum,
                 count: deliveryLatencyCount))
-        if let heap = engine.heap {
+        if let heap {
             metric(
                 "herald_heap_bytes", "gauge",
                 "What malloc holds: in_use, the live heap; free, free chunks its arenas keep (resident or not).",
