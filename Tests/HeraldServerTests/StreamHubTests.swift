@@ -102,6 +102,20 @@ final class StreamHubTests: XCTestCase {
                 event: .progress(job: JobID(job), JobProgress(completed: seq, total: 100, message: String(repeating: "x", count: size)))))
     }
 
+    /// Delivers one 300-byte event per seq, one at a time; `reader` writes each as it comes (checked),
+    /// no other connection writes.
+    private func deliver(
+        _ seqs: ClosedRange<Int64>, readBy reader: ConnectionID, to harness: inout Harness, file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
+        for seq in seqs {
+            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
+            XCTAssertEqual(
+                harness.written(reader).messages.map { $0["seq"]?.intValue }, [seq], "connection \(reader) misses nothing",
+                file: file, line: line)
+        }
+    }
+
     private func asks(_ actions: [HubAction]) -> [(EngineRequest, HubTicket)] {
         actions.compactMap { if case .ask(let request, let ticket) = $0 { return (request, ticket) } else { return nil } }
     }
@@ -214,10 +228,7 @@ final class StreamHubTests: XCTestCase {
         _ = harness.take()
         // Connection 2 writes as events come; connection 1 writes nothing: the ring (about twelve
         // of these events) moves past it, but not a whole ring more.
-        for seq in Int64(1)...16 {
-            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
-            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq])
-        }
+        deliver(1...16, readBy: 2, to: &harness)
         XCTAssertEqual(harness.hub.metrics.resyncs, 1, "connection 1 fell off the ring once")
         XCTAssertTrue(asks(harness.take()).isEmpty, "no snapshot is made for it while it cannot write")
         // It can write again: its snapshot is asked for now.
@@ -225,10 +236,7 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(asks(harness.take()).map(\.0), [.snapshot])
         harness.deliver([.answer(.snapshot(generation: 0), .snapshot(snapshot(seq: 16)))])
         // Again within the window: closed with 4008 once what is queued is written.
-        for seq in Int64(17)...50 {
-            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
-            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq], "the other connection misses nothing")
-        }
+        deliver(17...50, readBy: 2, to: &harness)
         XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1)
         XCTAssertEqual(harness.hub.metrics.resyncs, 1)
         let (messages, end) = harness.written(1)
@@ -246,10 +254,7 @@ final class StreamHubTests: XCTestCase {
         _ = harness.take()
         // Connection 1 never gets a writable callback again (its socket stays full); connection 2
         // reads everything. The ring goes around twice past connection 1.
-        for seq in Int64(1)...60 {
-            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
-            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq])
-        }
+        deliver(1...60, readBy: 2, to: &harness)
         XCTAssertTrue(asks(harness.take()).isEmpty, "no snapshot was made for a connection that could not take it")
         XCTAssertEqual(harness.hub.metrics.resyncs, 1)
         XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1, "the ring passing it again counts as a second resync")
@@ -287,10 +292,7 @@ final class StreamHubTests: XCTestCase {
     func testAReaderThatKeepsUpIsNeverResyncedHoweverMuchPassesThroughTheRing() {
         var harness = Harness { $0.ringBytes = 4096 }
         harness.connectLive(1)
-        for seq in Int64(1)...200 {
-            harness.deliver([event(seq, job: "j-\(seq)", size: 300)])
-            XCTAssertEqual(harness.written(1).messages.count, 1)
-        }
+        deliver(1...200, readBy: 1, to: &harness)
         XCTAssertEqual(harness.hub.metrics.resyncs, 0, "60 KB through a 4 KB ring, read as it came")
     }
 
