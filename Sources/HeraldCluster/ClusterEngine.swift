@@ -171,15 +171,19 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// The next entries of the stream: into the view, then to every subscriber as one batch.
     /// Thread: `viewQueue`.
     func apply(_ entries: [ClusterEntry]) {
-        guard var current = view, let first = entries.first, first.seq == current.seq + 1 else { return }
-        let events = entries.map { current.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
-        view = current
+        guard let viewSeq = view?.seq, let first = entries.first, first.seq == viewSeq + 1 else { return }
+        // Applied to `view` in place: a copy (`var current = view`, then `view = current`) shares its
+        // storage, so the first change of each batch copied every job record and the whole resume log
+        // (600 KB a batch in the soak, many batches a second).
+        // (`view!`: checked above, and only this queue sets it.)
+        let events = entries.map { view!.apply(seq: $0.seq, ts: $0.ts, node: $0.node, event: $0.event) }
+        let appliedSeq = view!.seq
         // Subscribers first: an answer a waiter gives now (a snapshot at the view's seq) must reach the
         // hub after these events, as the `JobEngine` contract says, or a viewer would get them again
         // after a snapshot that covers them (the soak saw seq 25, then 24).
         for handler in subscribers.values { handler(events) }
         for entry in entries where entry.node == settings.node { ownApplied = max(ownApplied, entry.localSeq) }
-        for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied && waiter.seq <= current.seq {
+        for (id, waiter) in ownEventWaiters where waiter.through <= ownApplied && waiter.seq <= appliedSeq {
             ownEventWaiters[id] = nil
             waiter.run()
         }
