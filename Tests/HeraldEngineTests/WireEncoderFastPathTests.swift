@@ -3,7 +3,8 @@ import XCTest
 
 /// The `progress` event is written by hand (`WireEncoder+Progress`), every other event from its
 /// `JSONObject`. The two must give the same bytes for every progress value: random ones from a fixed
-/// seed (a failure prints the seed and the index), and the values encoders get wrong.
+/// seed (a failure prints the seed and the index), and the values encoders get wrong. A snapshot is
+/// written one job at a time, and must give the bytes of its whole `JSONObject` too.
 final class WireEncoderFastPathTests: XCTestCase {
     private static let seed: UInt64 = 0x4641_5354
 
@@ -65,6 +66,30 @@ final class WireEncoderFastPathTests: XCTestCase {
     }
 
     /// Both paths could agree and both be wrong: the exact bytes of one event, written out.
+    func testSnapshotsEqualTheGeneralEncoding() {
+        var random = RandomEvents(seed: Self.seed)
+        for index in 0..<300 {
+            var news = NewsFeed(capacity: 5)
+            _ = news.append(random.list(0...3) { $0.string() }, at: random.int64())
+            let workers: [WorkerInfo]
+            if case .workers(let made) = random.event(5) { workers = made } else { workers = [] }
+            let snapshot = Snapshot(
+                epoch: random.string(), seq: random.int64(), jobs: random.list(0...8) { $0.record() }, news: news,
+                limits: random.object(depth: 2), workers: workers)
+            let reason = [WireEncoder.SnapshotReason.connect, .resume, .resync][index % 3]
+            // Some of the hub's limits replace the engine's, as `maxMessageBytes` can.
+            var extra = random.object(depth: 1)
+            if let first = snapshot.limits.entries.first, random.bool() { extra[first.key] = "replaced" }
+            let streamed = WireEncoder.encode(snapshot: snapshot, reason: reason, extraLimits: extra)
+            let general = JSONWriter.encode(.object(WireEncoder.object(snapshot: snapshot, reason: reason, extraLimits: extra)))
+            guard streamed == general else {
+                return XCTFail(
+                    "seed \(Self.seed), snapshot \(index): streamed\n\(String(decoding: streamed, as: UTF8.self))\n"
+                        + "general\n\(String(decoding: general, as: UTF8.self))")
+            }
+        }
+    }
+
     func testExactBytesOfOneProgressEvent() {
         let progress = JobProgress(completed: 1, total: 3, message: "a\"b\n\u{1}é\u{7F}", rate: 1.0, eta: 0.25)
         let bytes = WireEncoder.encode(event: .progress(job: JobID("j-1"), progress), seq: 7, ts: -99)
