@@ -43,7 +43,7 @@ public enum WireEncoder {
     /// A snapshot's wire encoding: the bytes `JSONWriter` writes for `object(snapshot:reason:extraLimits:)`,
     /// written one job at a time. As one tree, a snapshot of the 500 jobs a server keeps is about a
     /// megabyte of small dictionaries, made and freed again for every snapshot (every connect and every
-    /// resync); here only one job's record exists as a tree at a time (`WireEncoderTests` checks that
+    /// resync); here only one job's record exists as a tree at a time (`WireEncoderFastPathTests` checks that
     /// both give the same bytes).
     public static func encode(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:]) -> [UInt8] {
         var out: [UInt8] = []
