@@ -65,7 +65,6 @@ final class WireEncoderFastPathTests: XCTestCase {
         }
     }
 
-    /// Both paths could agree and both be wrong: the exact bytes of one event, written out.
     func testSnapshotsEqualTheGeneralEncoding() {
         var random = RandomEvents(seed: Self.seed)
         for index in 0..<300 {
@@ -90,6 +89,7 @@ final class WireEncoderFastPathTests: XCTestCase {
         }
     }
 
+    /// Both paths could agree and both be wrong: the exact bytes of one event, written out.
     func testExactBytesOfOneProgressEvent() {
         let progress = JobProgress(completed: 1, total: 3, message: "a\"b\n\u{1}é\u{7F}", rate: 1.0, eta: 0.25)
         let bytes = WireEncoder.encode(event: .progress(job: JobID("j-1"), progress), seq: 7, ts: -99)

@@ -48,11 +48,7 @@ public enum WireEncoder {
     public static func encode(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(4096 + 400 * snapshot.jobs.count)
-        let header: JSONObject = [
-            "type": "snapshot", "protocol": .int(protocolVersion), "reason": .string(reason.rawValue),
-            "epoch": .string(snapshot.epoch), "seq": .int(snapshot.seq),
-        ]
-        JSONWriter.write(.object(header), into: &out)
+        JSONWriter.write(.object(header(of: snapshot, reason: reason)), into: &out)
         out.removeLast()  // its closing brace: the object goes on
         JSONWriter.writeRaw(",\"jobs\":[", into: &out)
         for (index, record) in snapshot.jobs.enumerated() {
@@ -71,11 +67,19 @@ public enum WireEncoder {
 
     /// The snapshot as a JSON object: the definition of its fields and their order (docs/protocol.md).
     public static func object(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:]) -> JSONObject {
+        var object = header(of: snapshot, reason: reason)
+        object["jobs"] = .array(snapshot.jobs.map(\.json))
+        object["news"] = snapshot.news.json
+        object["limits"] = .object(limits(of: snapshot, extraLimits: extraLimits))
+        object["workers"] = .array(snapshot.workers.map(\.json))
+        return object
+    }
+
+    /// The snapshot's first fields, before its jobs.
+    private static func header(of snapshot: Snapshot, reason: SnapshotReason) -> JSONObject {
         [
             "type": "snapshot", "protocol": .int(protocolVersion), "reason": .string(reason.rawValue),
             "epoch": .string(snapshot.epoch), "seq": .int(snapshot.seq),
-            "jobs": .array(snapshot.jobs.map(\.json)), "news": snapshot.news.json,
-            "limits": .object(limits(of: snapshot, extraLimits: extraLimits)), "workers": .array(snapshot.workers.map(\.json)),
         ]
     }
 
