@@ -286,13 +286,13 @@ extension ClusterEngine {
 
     /// The events after `since` through `through`, read back from Redis; nil when any is gone, or
     /// is a `workers` event (which only a view at that point could merge). Thread: `commandQueue`.
-    func replay(from since: Int64, through: Int64) -> [SequencedEvent]? {
+    func replay(from since: Int64, through: Int64) -> [EncodedEvent]? {
         guard through > since else { return [] }
         guard let answer = try? commands().command("XRANGE", settings.keys.events, "\(max(1, since))-0", "\(through)-0"),
             let entries = answer.array
         else { return nil }
         var expected = since == 0 ? 1 : since
-        var events: [SequencedEvent] = []
+        var events: [EncodedEvent] = []
         for entry in entries {
             guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
                 let seq = Int64(id.prefix { $0 != "-" }), seq == expected, let decoded = ClusterEntry(seq: seq, fields: fields)
@@ -301,7 +301,7 @@ extension ClusterEngine {
             // The inclusive check: the entry the viewer last had must still be there.
             if seq == since { continue }
             if case .workers = decoded.event { return nil }
-            events.append(SequencedEvent(seq: seq, ts: decoded.ts, event: decoded.event))
+            events.append(EncodedEvent(SequencedEvent(seq: seq, ts: decoded.ts, event: decoded.event)))
         }
         return expected == through + 1 ? events : nil
     }

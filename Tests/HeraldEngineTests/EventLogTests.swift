@@ -25,6 +25,18 @@ final class EventLogTests: XCTestCase {
         XCTAssertEqual(tiny.newestSeq, 1, "the newest event always stays")
     }
 
+    func testKeepsWhatAReplayNeeds() {
+        var log = EventLog(capacity: 4)
+        let progress = event(1)
+        let news = SequencedEvent(seq: 2, ts: 20, event: .news(revision: 1, items: []))
+        log.append(progress)
+        log.append(news)
+        let kept = log.events(after: 0, currentSeq: 2)
+        XCTAssertEqual(kept?.map(\.json), [progress.json, news.json], "the bytes the live stream carried")
+        XCTAssertEqual(kept?.map(\.progressJob), [JobID("j-1"), nil], "so a replayed outbox can still collapse progress")
+        XCTAssertEqual(log.bytes, progress.json.count + news.json.count)
+    }
+
     func testEmptyLog() {
         let log = EventLog(capacity: 4)
         XCTAssertEqual(log.count, 0)

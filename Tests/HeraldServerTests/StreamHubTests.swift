@@ -162,7 +162,7 @@ final class StreamHubTests: XCTestCase {
         harness.connect(1, query: ["epoch": "e1", "since": "3"])
         let requests = asks(harness.take())
         XCTAssertEqual(requests.map(\.0), [.resume(epoch: "e1", since: 3)])
-        let missed = [4, 5].map { SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: [])) }
+        let missed = [4, 5].map { EncodedEvent(SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: []))) }
         harness.deliver([event(4), .answer(.resume(1, since: 3), .resume(.events(missed))), event(6)])
         XCTAssertEqual(
             harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6], "the missed events, then the live ones, no repeat")
@@ -205,7 +205,7 @@ final class StreamHubTests: XCTestCase {
         harness.nowMicros = 50_000_000
         harness.connect(1, query: ["epoch": "e1", "since": "3"])
         // The resume's events are 50 s old (the client was away): not observed. The live one is.
-        let missed = [4, 5].map { SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: [])) }
+        let missed = [4, 5].map { EncodedEvent(SequencedEvent(seq: $0, ts: 0, event: .news(revision: $0, items: []))) }
         harness.deliver([.answer(.resume(1, since: 3), .resume(.events(missed))), event(6, ts: 49_960_000)])
         XCTAssertEqual(harness.written(1).messages.map { $0["seq"]?.intValue }, [4, 5, 6])
         XCTAssertEqual(harness.hub.metrics.deliveryLatencyCount, 1)

@@ -89,7 +89,7 @@ public struct ClusterView: Sendable {
     }
 
     /// The events after `since` in `epoch`, or nil when this node no longer (or never) held them all.
-    public func events(after since: Int64, epoch: String) -> [SequencedEvent]? {
+    public func events(after since: Int64, epoch: String) -> [EncodedEvent]? {
         guard epoch == self.epoch else { return nil }
         return log.events(after: since, currentSeq: seq)
     }

@@ -12,8 +12,8 @@ public struct EngineConfiguration: Sendable {
     public var eventLogSize: Int
     /// Bytes of encoded events the resume log keeps at most (`--event-log-bytes`), whatever their
     /// number: one `log` event of a thousand lines weighs as much as a few hundred progress events,
-    /// so a log bounded by count alone follows the traffic's mix. An event held costs about two and a
-    /// half times its encoding (it keeps its typed value too).
+    /// so a log bounded by count alone follows the traffic's mix. The log keeps encodings only
+    /// (`EncodedEvent`), so this is about what it holds.
     public var eventLogBytes = 16 << 20
     /// Seconds between background news fetches; nil: only on demand.
     public var newsInterval: Double?

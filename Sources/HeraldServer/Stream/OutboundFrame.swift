@@ -28,7 +28,7 @@ public struct OutboundFrame: Sendable {
     }
 
     /// The frame of an event replayed on resume: not observed as delivery latency.
-    public static func replayed(_ event: SequencedEvent) -> OutboundFrame {
+    public static func replayed(_ event: EncodedEvent) -> OutboundFrame {
         OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob, ts: nil), bytes: WebSocketFrame.text(event.json))
     }
 
