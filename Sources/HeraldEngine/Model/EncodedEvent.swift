@@ -10,14 +10,10 @@ public struct EncodedEvent: Sendable, Equatable {
     public let progressJob: JobID?
     public let json: [UInt8]
 
-    public init(seq: Int64, ts: Int64, progressJob: JobID?, json: [UInt8]) {
-        self.seq = seq
-        self.ts = ts
-        self.progressJob = progressJob
-        self.json = json
-    }
-
     public init(_ event: SequencedEvent) {
-        self.init(seq: event.seq, ts: event.ts, progressJob: event.progressJob, json: event.json)
+        seq = event.seq
+        ts = event.ts
+        progressJob = event.progressJob
+        json = event.json
     }
 }
