@@ -16,6 +16,34 @@ final class OutboxTests: XCTestCase {
         outbox.discardEvents()
         XCTAssertEqual(outbox.frames.map(\.kind), [.reply], "events and the snapshot dropped, the reply kept")
         XCTAssertEqual(outbox.pendingBytes, 1)
+        XCTAssertEqual(outbox.count, 1)
+    }
+
+    /// `count` and `isEmpty` are kept beside the frames, not read off them: they must follow every
+    /// change (appends, batches that stop mid-queue, discards, removal).
+    func testCountFollowsEveryChange() {
+        var outbox = Outbox(capBytes: 10_000)
+        var buffer: [UInt8] = []
+        XCTAssertTrue(outbox.isEmpty)
+        XCTAssertNil(outbox.takeBatch(limit: 100, into: &buffer), "nothing to take")
+        XCTAssertTrue(buffer.isEmpty)
+        outbox.append(OutboundFrame(kind: .reply, bytes: [9]))
+        for seq in 1...4 { outbox.append(lifecycle(Int64(seq), size: 40)) }
+        XCTAssertEqual(outbox.count, 5)
+        outbox.takeBatch(limit: 50, into: &buffer)
+        XCTAssertEqual(outbox.count, 3, "the reply and one event fit 50 bytes")
+        outbox.discardEvents()
+        XCTAssertTrue(outbox.isEmpty, "only events were left")
+        outbox.append(OutboundFrame(kind: .reply, bytes: [1]))
+        outbox.append(lifecycle(5))
+        outbox.removeAll()
+        XCTAssertEqual(outbox.count, 0)
+        XCTAssertTrue(outbox.isEmpty)
+        outbox.append(lifecycle(6))
+        XCTAssertFalse(outbox.isEmpty)
+        outbox.takeBatch(limit: 1_000, into: &buffer)
+        XCTAssertTrue(outbox.isEmpty)
+        XCTAssertEqual(buffer.count, 100)
     }
 
     func testTooManyResyncsInTheWindowClose() {

@@ -170,9 +170,13 @@ public struct StreamHub {
         if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
         let ping = connection.pingDue && connection.pendingClose == nil
         guard !connection.outbox.isEmpty || hasStream || ping else { return .idle }
-        let before = connection.outbox.count
-        var oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
-        var frames = before - connection.outbox.count
+        var oldest: Int64?
+        var frames = 0
+        if !connection.outbox.isEmpty {
+            let before = connection.outbox.count
+            oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
+            frames = before - connection.outbox.count
+        }
         if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ring.endIndex, buffer.count < configuration.writeBatchBytes {
             let taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
             connection.cursor = taken.next

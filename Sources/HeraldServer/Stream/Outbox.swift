@@ -13,6 +13,10 @@ public struct Outbox: Sendable {
     /// Index of the first unsent frame in `frames` (popping from the front is O(1) this way).
     private var head = 0
     public private(set) var pendingBytes = 0
+    /// Unsent frames, stored beside `head` rather than read as `frames.count - head`: the fan-out asks
+    /// every connection whether it is empty on every event, and `frames.count` lives in the array's
+    /// heap buffer, one more cache line per connection (a cache miss each, measured in s8's profile).
+    public private(set) var count = 0
     private var resyncTimes: [Double] = []
 
     public init(capBytes: Int, resyncLimit: Int = 3, resyncWindow: Double = 10) {
@@ -21,8 +25,7 @@ public struct Outbox: Sendable {
         self.resyncWindow = resyncWindow
     }
 
-    public var isEmpty: Bool { head == frames.count }
-    public var count: Int { frames.count - head }
+    public var isEmpty: Bool { count == 0 }
 
     /// What the caller must do after the connection fell behind.
     public enum Pressure: Equatable {
@@ -35,6 +38,7 @@ public struct Outbox: Sendable {
     public mutating func append(_ frame: OutboundFrame) {
         frames.append(frame)
         pendingBytes += frame.bytes.count
+        count += 1
     }
 
     /// Counts one resync at `now` (seconds, monotonic) and says whether the connection may go on.
@@ -54,6 +58,7 @@ public struct Outbox: Sendable {
         frames = remaining
         head = 0
         pendingBytes = remaining.reduce(0) { $0 + $1.bytes.count }
+        count = remaining.count
     }
 
     /// Drops everything unsent, replies too: the connection is about to be closed.
@@ -65,6 +70,7 @@ public struct Outbox: Sendable {
     @discardableResult
     public mutating func takeBatch(limit: Int, into buffer: inout [UInt8]) -> Int64? {
         buffer.removeAll(keepingCapacity: true)
+        guard count > 0 else { return nil }
         var oldest: Int64?
         while head < frames.count {
             let frame = frames[head]
@@ -72,6 +78,7 @@ public struct Outbox: Sendable {
             buffer.append(contentsOf: frame.bytes)
             pendingBytes -= frame.bytes.count
             head += 1
+            count -= 1
             // The minimum, not the first: events are in seq order, but the wall clock may have stepped back.
             if let ts = frame.eventTimestamp, ts < oldest ?? .max { oldest = ts }
         }
