@@ -38,13 +38,13 @@ struct UnsentTails {
     /// Connections with bytes waiting.
     var count: Int { tails.count }
 
-    func holdsBytes(for wsi: OpaquePointer) -> Bool { tails[wsi] != nil }
+    func holdsBytes(for wsi: OpaquePointer) -> Bool { !tails.isEmpty && tails[wsi] != nil }
 
     /// Writes `bytes` to the connection, after whatever waits for it already (callers flush first;
     /// anything still waiting puts all of `bytes` behind it).
     mutating func write(_ bytes: UnsafeMutableRawBufferPointer, to wsi: OpaquePointer) -> Outcome {
         guard !bytes.isEmpty else { return .sent }
-        if tails[wsi] != nil {
+        if !tails.isEmpty, tails[wsi] != nil {
             tails[wsi]!.bytes.append(contentsOf: bytes)
             return .waiting
         }
@@ -61,8 +61,9 @@ struct UnsentTails {
     }
 
     /// Writes what waits for the connection: `.sent` when nothing waits any more.
+    /// The common case, no tail anywhere, skips the lookup (a hash and a cache miss or two per write).
     mutating func flush(_ wsi: OpaquePointer) -> Outcome {
-        guard var tail = tails[wsi] else { return .sent }
+        guard !tails.isEmpty, var tail = tails[wsi] else { return .sent }
         let sent = tail.bytes.withUnsafeBytes { raw in
             Self.send(UnsafeRawBufferPointer(rebasing: raw[tail.offset...]), to: lws_get_socket_fd(wsi))
         }
