@@ -6,17 +6,18 @@ import HeraldEngine
 /// `resyncLimit` of them within `resyncWindow` seconds is closed (docs/protocol.md, "Slow clients").
 /// A plain value owned by the service thread.
 public struct Outbox: Sendable {
-    public let capBytes: Int
-    public let resyncLimit: Int
-    public let resyncWindow: Double
-    public private(set) var frames: [OutboundFrame] = []
-    /// Index of the first unsent frame in `frames` (popping from the front is O(1) this way).
-    private var head = 0
-    public private(set) var pendingBytes = 0
     /// Unsent frames, stored beside `head` rather than read as `frames.count - head`: the fan-out asks
     /// every connection whether it is empty on every event, and `frames.count` lives in the array's
     /// heap buffer, one more cache line per connection (a cache miss each, measured in s8's profile).
+    /// It and `pendingBytes` come first, for the same reason (`HubConnection`'s layout).
     public private(set) var count = 0
+    public private(set) var pendingBytes = 0
+    /// Index of the first unsent frame in `frames` (popping from the front is O(1) this way).
+    private var head = 0
+    public private(set) var frames: [OutboundFrame] = []
+    public let capBytes: Int
+    public let resyncLimit: Int
+    public let resyncWindow: Double
     private var resyncTimes: [Double] = []
 
     public init(capBytes: Int, resyncLimit: Int = 3, resyncWindow: Double = 10) {
