@@ -157,6 +157,30 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.metrics.framesSent, 6)
     }
 
+    /// An event every connection waits for is one request to write them all; when only some wait
+    /// (the rest have not written the last one yet), each of those is asked by itself.
+    func testAnEventForNearlyEveryoneAsksAllAtOnceAndForAFewAsksEach() {
+        var harness = Harness()
+        for id in 1...10 { harness.connectLive(id) }
+        _ = harness.take()
+        harness.deliver([event(1)])
+        var actions = harness.take()
+        XCTAssertEqual(actions.filter { if case .wantWritableAll = $0 { true } else { false } }.count, 1)
+        XCTAssertFalse(actions.contains { if case .wantWritable = $0 { true } else { false } }, "no request per connection")
+        for id in 1...10 { XCTAssertEqual(harness.written(id).messages.map { $0["seq"]?.intValue }, [1]) }
+
+        // Eight have not written event 2 when event 3 comes: only the two that had are asked.
+        harness.deliver([event(2)])
+        for id in 9...10 { _ = harness.written(id) }
+        _ = harness.take()
+        harness.deliver([event(3)])
+        actions = harness.take()
+        let asked = actions.compactMap { if case .wantWritable(let id) = $0 { id } else { nil } }
+        XCTAssertEqual(asked.sorted(), [9, 10])
+        XCTAssertFalse(actions.contains { if case .wantWritableAll = $0 { true } else { false } })
+        for id in 1...8 { XCTAssertEqual(harness.written(id).messages.map { $0["seq"]?.intValue }, [2, 3], "connection \(id)") }
+    }
+
     func testResumeIsAskedOfTheEngineAndItsEventsFollow() {
         var harness = Harness()
         harness.connect(1, query: ["epoch": "e1", "since": "3"])

@@ -140,6 +140,10 @@ extension WebSocketServer {
             switch action {
             case .wantWritable(let id):
                 if let wsi = sockets[id] { lws_callback_on_writable(wsi) }
+            case .wantWritableAll:
+                // Every socket bound to the one protocol: WebSockets, and HTTP exchanges, whose
+                // writable callback writes only what their response has left.
+                if let context, let streamProtocol { lws_callback_on_writable_all_protocol(context, streamProtocol) }
             case .drop(let id):
                 if let wsi = sockets[id] { herald_drop(wsi) }
             case .ask(let request, let ticket):

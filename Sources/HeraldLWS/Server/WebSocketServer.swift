@@ -47,6 +47,8 @@ public final class WebSocketServer: @unchecked Sendable {
     @exclusivity(unchecked) var hub: StreamHub
     @exclusivity(unchecked) var actions: [HubAction] = []
     var context: OpaquePointer?
+    /// The context's one protocol (`ContextResources`), for `lws_callback_on_writable_all_protocol`.
+    var streamProtocol: UnsafePointer<lws_protocols>?
     /// Sockets by connection id (the id itself rides on the socket: `connectionID(of:)`), and HTTP
     /// exchanges by socket.
     @exclusivity(unchecked) var sockets: [ConnectionID: OpaquePointer] = [:]
@@ -176,6 +178,7 @@ public final class WebSocketServer: @unchecked Sendable {
             return
         }
         self.context = context
+        streamProtocol = UnsafePointer(resources.protocols)
         let keepalive = KeepaliveTimer(owner: Unmanaged.passUnretained(self).toOpaque())
         keepalive.schedule(on: context, after: StreamHub.keepaliveSweepSeconds)
         keepaliveTimer = keepalive
@@ -197,6 +200,7 @@ public final class WebSocketServer: @unchecked Sendable {
         keepalive.release()
         lws_context_destroy(context)
         self.context = nil
+        streamProtocol = nil
         resources.release()
         lifecycle.withLock { $0 = .stopped }
         logger.info("server stopped")

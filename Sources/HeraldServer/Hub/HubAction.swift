@@ -4,6 +4,10 @@ import HeraldEngine
 public enum HubAction: Sendable {
     /// Call back with `StreamHub.writable` when the connection's socket takes more.
     case wantWritable(ConnectionID)
+    /// Call back with `StreamHub.writable` for every WebSocket connection: one request in place of one
+    /// per connection, when a delivery finds (nearly) all of them waiting to be asked. Harmless for
+    /// the rest: `writable` answers `.idle` for a connection with nothing to write.
+    case wantWritableAll
     /// Close the connection at once, without a closing handshake: its peer went silent (keepalive), so
     /// it may never read a close frame, nor make its socket writable again.
     case drop(ConnectionID)

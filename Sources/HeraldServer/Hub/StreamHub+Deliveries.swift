@@ -83,13 +83,24 @@ extension StreamHub {
         // One pass over the connections does the fan-out and the backlog count together: at 5,000
         // connections each visit is a cache miss or two (s8's profile), so a second pass costs as much.
         var backlogged = 0
+        wanting.removeAll(keepingCapacity: true)
         for (id, connection) in connections {
-            if needsWritable(connection, endBefore: endBefore, now: now, into: &actions) { actions.append(.wantWritable(id)) }
+            if needsWritable(connection, endBefore: endBefore, now: now, into: &actions) { wanting.append(id) }
             connection.countedAsBacklogged = isBacklogged(connection)
             if connection.countedAsBacklogged { backlogged += 1 }
         }
         backloggedConnections = backlogged
+        if wanting.count > 1, wanting.count >= connections.count - connections.count / Self.wantAllSlack {
+            actions.append(.wantWritableAll)
+        } else {
+            for id in wanting { actions.append(.wantWritable(id)) }
+        }
     }
+
+    /// A delivery that finds all connections but one in this many waiting to be asked asks them all
+    /// at once (`HubAction.wantWritableAll`): one request instead of thousands, and the few already
+    /// asked (or with nothing to write) only get a callback they answer `.idle`.
+    static let wantAllSlack = 8
 
     /// Whether the connection must be asked for a writable callback after events were appended from
     /// `endBefore` on: it had written everything (nobody asked for one yet), or it fell off the ring

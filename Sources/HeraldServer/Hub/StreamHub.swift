@@ -21,6 +21,8 @@ public struct StreamHub {
     var connections: [ConnectionID: HubConnection] = [:]
     /// How many of `connections` are more than `backlogThreshold` behind (`backlogCount`).
     var backloggedConnections = 0
+    /// The connections one delivery asks to write: kept between deliveries for its capacity.
+    var wanting: [ConnectionID] = []
     /// The live stream, framed once and shared by every connection.
     var ring: FrameRing
     var handshakes: [ConnectionID: PendingHandshake] = [:]
