@@ -20,6 +20,9 @@ NAMES = {
 }
 CLIENTS = ["raw", "lws", "go"]
 CLIENT_NAMES = {"raw": "C epoll client", "lws": "C lws client", "go": "Go client"}
+# Runs in which the hypervisor took more than this share of the machine's CPU are flagged: at
+# 19-21 % steal, s8's p99 rose five- to eightfold (docs/benchmarks.md).
+STEAL_WARNING_PCT = 5
 
 
 def median(values):
@@ -45,6 +48,7 @@ def main(path):
     machine, machine_end = {}, {}
     runs = defaultdict(list)  # (server, scenario, client) -> [result]
     single = {}  # (server, scenario) -> result, for the scenarios without a load client
+    steals = []  # the hypervisor's steal time during each load-client run, percent of the machine
     with open(path) as f:
         for line in f:
             line = line.strip()
@@ -58,6 +62,8 @@ def main(path):
                 machine_end = record["machine_end"]
                 continue
             runs[(record["server"], record["scenario"], record.get("client", "raw"))].append(record["result"])
+            if "steal_pct" in record:
+                steals.append(record["steal_pct"])
             single[(record["server"], record["scenario"])] = record["result"]
 
     def m(server, scenario, field, client):
@@ -82,6 +88,13 @@ def main(path):
         " with uncommitted changes in Sources/" if machine.get("sources_dirty") and "herald_bin" not in machine else "",
         machine.get("load_start"), machine_end.get("load_end"), machine_end.get("seconds"),
         " (--quick: one run each)" if machine.get("quick") else ""))
+    if steals:
+        stolen = [v for v in steals if v > STEAL_WARNING_PCT]
+        out.append("")
+        out.append("Hypervisor steal time during the runs: median {:.1f} %, at most {:.1f} % of the machine's CPU{}.".format(
+            median(steals), max(steals),
+            "; **{} of {} runs over {} %: their latency is the host's as much as the server's, compare them with care**".format(
+                len(stolen), len(steals), STEAL_WARNING_PCT) if stolen else ""))
     out.append("")
     servers = [s for s in SERVERS if any(k[0] == s for k in runs)]
 
