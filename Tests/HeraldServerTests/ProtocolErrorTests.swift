@@ -45,6 +45,32 @@ final class ProtocolErrorTests: XCTestCase {
         XCTAssertNotNil(other.waitFor("the server still serves") { $0.type == "snapshot" })
     }
 
+    /// The server writes to a connection from whichever callback has something for it (a delivery's
+    /// pass of writes, not only libwebsockets' writable callback), and libwebsockets, having sent a
+    /// close frame, keeps the socket open for the peer's: a connection being closed must get nothing
+    /// after its close frame, however fast events stream to everyone else.
+    func testNothingFollowsTheCloseFrameWhileEventsStream() throws {
+        let runner = GateRunner(steps: 10_000_000, free: true)
+        let server = try LiveServer(runners: [runner]) { $0.maxMessageBytes = 4096 }
+        defer { server.stop() }
+        let socket = try RawSocket.webSocket(port: server.port)
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pace":500}}"#)
+        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        defer { _ = try? RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel") }
+        let streaming = socket.readKeepingBytes(until: #""type":"results""#, timeout: 10)
+        XCTAssertTrue(RawSocket.contains(streaming, Array(#""type":"results""#.utf8)), "events stream to the connection")
+        socket.send(RawSocket.maskedTextFrame(Array(repeating: UInt8(ascii: "x"), count: 5000)))
+        // Until the server hangs up (it waits a few seconds for a close frame this client never sends).
+        let frames = RawSocket.frames(streaming + socket.readAll(timeout: 10))
+        let closes = frames.indices.filter { frames[$0].opcode == 0x8 }
+        XCTAssertEqual(closes.count, 1, "one close frame")
+        guard let close = closes.first else { return }
+        let payload = frames[close].payload
+        XCTAssertEqual(payload.count >= 2 ? UInt16(payload[0]) << 8 | UInt16(payload[1]) : nil, 1009)
+        XCTAssertEqual(frames.count - 1 - close, 0, "frames after the close frame: \(frames[(close + 1)...].map { $0.opcode })")
+    }
+
     func testInvalidUTF8ClosesWith1007() throws {
         let server = try LiveServer(runners: [GateRunner()])
         defer { server.stop() }

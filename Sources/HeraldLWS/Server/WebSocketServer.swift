@@ -52,9 +52,13 @@ public final class WebSocketServer: @unchecked Sendable {
     /// Sockets by connection id (the id itself rides on the socket: `connectionID(of:)`), and HTTP
     /// exchanges by socket.
     @exclusivity(unchecked) var sockets: [ConnectionID: OpaquePointer] = [:]
+    /// The WebSockets among them, in descriptor order (a delivery's pass of writes goes through them).
+    @exclusivity(unchecked) var streamSockets = StreamSockets()
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var nextID: ConnectionID = 1
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
+    /// When the last WebSocket write was made (wall clock, microseconds): whether a stream paused.
+    @exclusivity(unchecked) var lastWriteMicros: Int64 = 0
     /// What sockets did not take yet: lws must never hold an unsent tail (see `UnsentTails`).
     @exclusivity(unchecked) var unsent = UnsentTails()
     /// Fires the hub's keepalive sweep once a second while the context lives.

@@ -131,6 +131,50 @@ final class RawSocket {
         String(decoding: read(until: Array(marker.utf8), timeout: timeout, keeping: true, chunk: 4096).bytes, as: UTF8.self)
     }
 
+    /// Reads until `marker` appears or `timeout` passes, and returns every byte read (frames whole).
+    func readKeepingBytes(until marker: String, timeout: Double = 5) -> [UInt8] {
+        read(until: Array(marker.utf8), timeout: timeout, keeping: true, chunk: 4096).bytes
+    }
+
+    /// A server's frames (unmasked) as opcode and payload, in order; a frame cut short at the end is
+    /// left out.
+    static func frames(_ bytes: [UInt8]) -> [(opcode: UInt8, payload: [UInt8])] {
+        var frames: [(opcode: UInt8, payload: [UInt8])] = []
+        var index = 0
+        while index + 2 <= bytes.count {
+            var length = Int(bytes[index + 1] & 0x7F)
+            var header = 2
+            if length == 126 {
+                guard index + 4 <= bytes.count else { break }
+                length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
+                header = 4
+            } else if length == 127 {
+                guard index + 10 <= bytes.count else { break }
+                length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[index + 2 + $1]) }
+                header = 10
+            }
+            guard index + header + length <= bytes.count else { break }
+            frames.append((bytes[index] & 0x0F, Array(bytes[(index + header)..<(index + header + length)])))
+            index += header + length
+        }
+        return frames
+    }
+
+    /// A client's text frame: masked, as RFC 6455 requires of clients.
+    static func maskedTextFrame(_ payload: [UInt8]) -> [UInt8] {
+        let mask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
+        var frame: [UInt8] = [0x81]
+        if payload.count < 126 {
+            frame.append(0x80 | UInt8(payload.count))
+        } else if payload.count <= 0xFFFF {
+            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
+        } else {
+            frame.append(0x80 | 127)
+            frame += (0..<8).reversed().map { UInt8((payload.count >> ($0 * 8)) & 0xFF) }
+        }
+        return frame + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
+    }
+
     /// The one read loop of both: stops at the marker, the peer's close, or the deadline. `keeping`
     /// returns all bytes read; otherwise only a window wide enough to find a marker split across reads.
     private func read(until needle: [UInt8], timeout: Double, keeping: Bool, chunk: Int) -> (found: Bool, bytes: [UInt8]) {
