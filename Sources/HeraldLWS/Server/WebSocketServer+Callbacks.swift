@@ -150,14 +150,22 @@ extension WebSocketServer {
         }
     }
 
-    /// Writes what the hub has for a connection now, from whatever callback is running, instead of
-    /// asking lws for a writable callback: a delivery's pass of writes then follows the delivery in
-    /// the same turn of the loop, not one poll of every descriptor later. Safe because these writes
-    /// are our own `send`s (`UnsentTails`) of whole frames, and nothing can come between them: a
-    /// socket lws holds bytes for (its pong, or a tail of ours) or one over TLS (whose bytes must
-    /// pass through lws) waits for the writable callback instead; and once the hub means to close a
-    /// connection it has nothing but the close for it (`pendingClose` ends its stream), so nothing
-    /// follows the close frame lws sends, though lws then keeps the socket open for the peer's.
+    /// Writes what the hub has for a connection now, from the delivery's callback, instead of asking
+    /// lws for a writable callback: a delivery's pass of writes then follows the delivery in the same
+    /// turn of the loop, not one poll of every descriptor later (`drainInbox` says when). Safe
+    /// because these writes are our own `send`s (`UnsentTails`) of whole frames, and nothing can come
+    /// between them: a socket lws holds bytes for (a tail of ours, or its own frames) or one over TLS
+    /// (whose bytes must pass through lws) waits for the writable callback instead; and once the hub
+    /// means to close a connection it has nothing but the close for it (`pendingClose` ends its
+    /// stream), so nothing follows the close frame lws sends, though lws then keeps the socket open
+    /// for the peer's.
+    ///
+    /// One order does change: lws writes the pong to a client's ping in its own writable handling,
+    /// so a delivery written at once (an event, or an engine's answer that came with it) may reach
+    /// the client before a pong lws has yet to write; RFC 6455 sets no order between a pong and
+    /// other frames. What the hub answers from the client's message itself (the echo endpoint, the
+    /// `ping` command, refusals) is never written at once, so it follows lws's pong, as Autobahn's
+    /// cases 5.6–5.9 and `test_fragmented_command_with_a_ping_between_fragments_works` expect.
     func writeNow(to wsi: OpaquePointer, id: ConnectionID) {
         guard lws_is_ssl(wsi) == 0, !unsent.holdsBytes(for: wsi), lws_partial_buffered(wsi) == 0 else {
             lws_callback_on_writable(wsi)
@@ -187,14 +195,14 @@ extension WebSocketServer {
 
     /// When a connection the hub wants written to is written to.
     enum WriteTiming {
-        /// At once, from the callback that is running (`writeNow`).
+        /// At once, from the callback that is running (`writeNow`): only a delivery's (`drainInbox`).
         case now
         /// In its writable callback, after the next `poll()`.
         case afterPoll
     }
 
     /// Performs the actions the hub calls returned, in order, and those the performing returned.
-    func performActions(writing timing: WriteTiming = .now) {
+    func performActions(writing timing: WriteTiming = .afterPoll) {
         guard !actions.isEmpty else { return }
         repeat { performPendingActions(writing: timing) } while !actions.isEmpty
         // Writes made here shrank backlogs (see `noteBacklog`).
