@@ -131,22 +131,51 @@ extension WebSocketServer {
         case .waiting: return .proceed
         case .sent: break
         }
-        let nowMicros = Self.wallClockMicros()
-        switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
-        case .idle:
+        switch sendNextBatch(to: wsi, id: id) {
+        case .nothing:
             return .proceed
         case .close(let code, let reason):
             var text = Array(reason.utf8.prefix(120))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
             return .close
+        case .failed:
+            return .close
+        case .sent:
+            noteBacklog()
+            return .proceed
+        }
+    }
+
+    /// What sending the hub's next batch to a connection came to (`sendNextBatch`).
+    enum BatchOutcome {
+        /// The hub had nothing to write.
+        case nothing
+        /// The hub says to close, with this code and reason; nothing was written.
+        case close(code: UInt16, reason: String)
+        /// The batch is with the kernel, or its tail waits in `unsent`.
+        case sent
+        /// The socket failed (the peer reset it).
+        case failed
+    }
+
+    /// Takes the hub's next batch for the connection and sends it: the part of `write(to:)` and
+    /// `writeNow` that is the same. Notes when the write was made (`lastWriteMicros`), and asks for
+    /// the writable callback again when the hub has more (a tail that waits has asked already).
+    private func sendNextBatch(to wsi: OpaquePointer, id: ConnectionID) -> BatchOutcome {
+        let nowMicros = Self.wallClockMicros()
+        switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
+        case .idle:
+            return .nothing
+        case .close(let code, let reason):
+            return .close(code: code, reason: reason)
         case .write(_, let more):
             lastWriteMicros = nowMicros
-            let outcome = batchBuffer.withUnsafeMutableBytes { unsent.write($0, to: wsi) }
-            if outcome == .failed { return .close }
-            noteBacklog()
-            // A tail that waits has asked for the callback already.
-            if more, outcome == .sent { lws_callback_on_writable(wsi) }
-            return .proceed
+            switch batchBuffer.withUnsafeMutableBytes({ unsent.write($0, to: wsi) }) {
+            case .failed: return .failed
+            case .sent: if more { lws_callback_on_writable(wsi) }
+            case .waiting: break
+            }
+            return .sent
         }
     }
 
@@ -171,25 +200,15 @@ extension WebSocketServer {
             lws_callback_on_writable(wsi)
             return
         }
-        let nowMicros = Self.wallClockMicros()
-        switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
-        case .idle:
-            return
+        switch sendNextBatch(to: wsi, id: id) {
+        case .nothing, .sent:
+            break
         case .close:
             // Closing needs the writable callback (its return value is how lws is told to close).
             lws_callback_on_writable(wsi)
-        case .write(_, let more):
-            lastWriteMicros = nowMicros
-            switch batchBuffer.withUnsafeMutableBytes({ unsent.write($0, to: wsi) }) {
-            case .failed:
-                // The peer reset the socket: lws closes it at its next turn.
-                herald_drop(wsi)
-            case .sent:
-                if more { lws_callback_on_writable(wsi) }
-            case .waiting:
-                // The tail waits for the writable callback, which was asked for.
-                break
-            }
+        case .failed:
+            // The peer reset the socket: lws closes it at its next turn.
+            herald_drop(wsi)
         }
     }
 
@@ -201,12 +220,12 @@ extension WebSocketServer {
         case afterPoll
     }
 
-    /// Performs the actions the hub calls returned, in order, and those the performing returned.
+    /// Performs the actions the hub calls returned, in order, and those the performing returned
+    /// (a write made `.now` is a hub call). Writing `.now` is `drainInbox`'s, which notes the
+    /// backlog after.
     func performActions(writing timing: WriteTiming = .afterPoll) {
         guard !actions.isEmpty else { return }
         repeat { performPendingActions(writing: timing) } while !actions.isEmpty
-        // Writes made here shrank backlogs (see `noteBacklog`).
-        noteBacklog()
     }
 
     private func performPendingActions(writing timing: WriteTiming) {
