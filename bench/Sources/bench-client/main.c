@@ -84,6 +84,7 @@ static struct {
 	int server_pid;
 	int quiet;
 	int stop_on_stdin_eof;
+	const char *per_event_path;
 
 	/* state */
 	struct lws_context *context;
@@ -108,7 +109,72 @@ static struct {
 	int raw; /* 1: our own epoll client; 0: libwebsockets */
 	int epoll_fd;
 	struct sockaddr_in address;
+	/* --per-event: one row per numbered event measured, indexed by seq - first_seq. */
+	struct per_event *per_event;
+	int64_t per_event_first_seq;
 } g;
+
+/* What the connections saw of one event: how many got it, the fastest and the slowest, the sum (for
+ * the mean), and when the first and the last copy arrived. Shows whether a slow delivery is one
+ * event late everywhere (the server was busy) or the far end of one event's fan-out. */
+struct per_event {
+	uint32_t count;
+	char kind; /* 'p' progress, 'j' job, 'o' other */
+	int64_t min_us, max_us, sum_us, first_arrival_us, last_arrival_us;
+};
+#define PER_EVENT_MAX (1 << 20)
+
+static void note_per_event(int64_t seq, int64_t lat, int64_t now, const unsigned char *msg, size_t len)
+{
+	if (!g.per_event) {
+		g.per_event = calloc(PER_EVENT_MAX, sizeof *g.per_event);
+		if (!g.per_event) {
+			g.per_event_path = NULL;
+			return;
+		}
+		g.per_event_first_seq = seq;
+	}
+	int64_t i = seq - g.per_event_first_seq;
+	if (i < 0 || i >= PER_EVENT_MAX)
+		return;
+	struct per_event *e = &g.per_event[i];
+	if (!e->count) {
+		e->min_us = e->max_us = lat;
+		e->first_arrival_us = now;
+		e->kind = memmem(msg, len > 40 ? 40 : len, "\"progress\"", 10) ? 'p'
+			  : memmem(msg, len > 40 ? 40 : len, "\"job\"", 5)    ? 'j'
+										   : 'o';
+	}
+	e->count++;
+	e->sum_us += lat;
+	if (lat < e->min_us)
+		e->min_us = lat;
+	if (lat > e->max_us)
+		e->max_us = lat;
+	if (now < e->first_arrival_us)
+		e->first_arrival_us = now;
+	if (now > e->last_arrival_us)
+		e->last_arrival_us = now;
+}
+
+static void write_per_event(void)
+{
+	FILE *f = fopen(g.per_event_path, "w");
+	if (!f) {
+		fprintf(stderr, "bench-client: cannot write %s\n", g.per_event_path);
+		return;
+	}
+	fprintf(f, "seq kind count min_us mean_us max_us first_arrival_us spread_us\n");
+	for (int64_t i = 0; i < PER_EVENT_MAX; i++) {
+		struct per_event *e = &g.per_event[i];
+		if (!e->count)
+			continue;
+		fprintf(f, "%" PRId64 " %c %u %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 " %" PRId64 "\n",
+			g.per_event_first_seq + i, e->kind, e->count, e->min_us, e->sum_us / e->count, e->max_us,
+			e->first_arrival_us, e->last_arrival_us - e->first_arrival_us);
+	}
+	fclose(f);
+}
 
 static int64_t now_real_us(void)
 {
@@ -236,6 +302,8 @@ static void on_message(struct conn *c, const unsigned char *msg, size_t len)
 		if (lat < 0)
 			lat = 0;
 		g.events_with_ts++;
+		if (g.per_event_path)
+			note_per_event(seq, lat, now, msg, len);
 		if (lat_bucket(lat) < LAT_BUCKETS)
 			g.lat[lat_bucket(lat)]++;
 		else
@@ -843,6 +911,7 @@ static void usage(void)
 		"usage: bench-client --url ws://127.0.0.1:PORT/PATH -n N [--duration S] [--tail S] [--quiet-after S]\n"
 		"         [--send-on-open TEXT] [--start TEXT [--starts K]] [--hold S]\n"
 		"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n"
+		"         [--per-event FILE]   (one line per event measured: count, min/mean/max latency, spread)\n"
 		"         [--engine raw|lws]   (raw, the default: our own epoll client; lws: libwebsockets 4.1's)\n");
 	exit(2);
 }
@@ -876,6 +945,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--inflight")) g.inflight = atoi(TAKE());
 		else if (!strcmp(a, "--connect-timeout")) g.connect_timeout = atof(TAKE());
 		else if (!strcmp(a, "--quiet")) g.quiet = 1;
+		else if (!strcmp(a, "--per-event")) g.per_event_path = TAKE();
 		else if (!strcmp(a, "--engine")) {
 			const char *e = TAKE();
 			if (!strcmp(e, "raw")) g.raw = 1;
@@ -1026,5 +1096,7 @@ int main(int argc, char **argv)
 			measured, window, rate, byte_rate / 1e6, lat_percentile(0.5) / 1e3, lat_percentile(0.99) / 1e3,
 			g.lat_max / 1e3, g.gaps, server_cpu, client_cpu_pct);
 	fflush(stderr);
+	if (g.per_event_path && g.per_event)
+		write_per_event();
 	_exit(0);
 }
