@@ -2,22 +2,43 @@
 import XCTest
 
 final class LineMatcherTests: XCTestCase {
-    /// (line number, line text) for every match, and the newline count `scan` returned.
+    /// (line number, line text) for every match, and the next buffer's first line `scan` returned.
     private func scan(_ text: String, _ query: String, caseSensitive: Bool = false, firstLine: Int = 1) -> ([String], Int?) {
         var found: [String] = []
         let bytes = Array(text.utf8)
-        let newlines = bytes.withUnsafeBytes { raw in
+        let next = bytes.withUnsafeBytes { raw in
             LineMatcher(query: query, caseSensitive: caseSensitive).scan(raw, firstLine: firstLine) { line, number in
                 found.append("\(number):\(String(decoding: line, as: UTF8.self))")
             }
         }
-        return (found, newlines)
+        return (found, next)
     }
 
     func testOneReportPerLineWithItsNumber() {
-        let (found, newlines) = scan("abab\n\nxx ab ab\nno\nab", "AB", firstLine: 10)
+        let (found, next) = scan("abab\n\nxx ab ab\nno\nab", "AB", firstLine: 10)
         XCTAssertEqual(found, ["10:abab", "12:xx ab ab", "14:ab"])
-        XCTAssertEqual(newlines, 4)
+        XCTAssertEqual(next, 14)
+        // Ending at a line end, the next buffer starts a line further on.
+        XCTAssertEqual(scan("x\nab\ny\n", "ab", firstLine: 3).1, 6)
+    }
+
+    /// The first line number is asked for at the first match only, once; a buffer without a match
+    /// is not counted (nil), so the caller must find out later if a later buffer matches.
+    func testTheFirstLineIsAskedForOnlyWhenAMatchNeedsIt() {
+        let matcher = LineMatcher(query: "ab", caseSensitive: true)
+        var asked = 0
+        func first() -> Int {
+            asked += 1
+            return 7
+        }
+        let none = Array("x\ny\nz\n".utf8).withUnsafeBytes { raw in matcher.scan(raw, firstLine: first()) { _, _ in } }
+        XCTAssertNil(none)
+        XCTAssertEqual(asked, 0)
+        var numbers: [Int] = []
+        let next = Array("ab\nx\nab ab\n".utf8).withUnsafeBytes { raw in matcher.scan(raw, firstLine: first()) { numbers.append($1) } }
+        XCTAssertEqual(numbers, [7, 9])
+        XCTAssertEqual(next, 10)
+        XCTAssertEqual(asked, 1)
     }
 
     func testQueryAtTheEdgesAndLongerThanTheText() {
@@ -68,7 +89,7 @@ final class LineMatcherTests: XCTestCase {
     /// Random texts with the query planted at random places (the first and last byte, either side of
     /// 16- and 32-byte block edges, inside long lines, before "\r\n", at the end with no newline),
     /// in random cases, among bytes that share the query's letters: every match and line number,
-    /// and the newline count, agree with the reference.
+    /// and the next buffer's first line (nil when nothing matched), agree with the reference.
     func testMatchesAgreeWithANaiveSearchOnRandomTexts() {
         var generator = SeededGenerator(seed: 2024)
         func pick<T>(_ items: [T]) -> T { items[Int(generator.next() % UInt64(items.count))] }
@@ -103,7 +124,7 @@ final class LineMatcherTests: XCTestCase {
             let matcher = LineMatcher(query: String(decoding: query, as: UTF8.self), caseSensitive: caseSensitive)
             var found: [Found] = []
             var atEnd: [Found] = []
-            let newlines = text.withUnsafeBytes { raw in
+            let next = text.withUnsafeBytes { raw in
                 _ = matcher.scan(raw, firstLine: firstLine, lastOfFile: true) { atEnd.append(Found(line: $1, bytes: Array($0))) }
                 return matcher.scan(raw, firstLine: firstLine) { found.append(Found(line: $1, bytes: Array($0))) }
             }
@@ -111,7 +132,7 @@ final class LineMatcherTests: XCTestCase {
             let context = "round \(round): query \(String(decoding: query, as: UTF8.self).debugDescription), caseSensitive \(caseSensitive)"
             XCTAssertEqual(found, expected, context)
             XCTAssertEqual(atEnd, expected, context)
-            XCTAssertEqual(newlines, text.filter { $0 == 0x0A }.count, context)
+            XCTAssertEqual(next, expected.isEmpty ? nil : firstLine + text.filter { $0 == 0x0A }.count, context)
         }
     }
 

@@ -6,7 +6,7 @@ import XCTest
 /// The scan as a whole (sniff, chunks cut at line ends, carried partial lines, a buffer that grows
 /// for a long line, lines counted only when needed) against a reference that reads each file whole.
 /// Buffers of 64 bytes to 4 KiB put hundreds of chunk edges in files of a few KiB, where the real
-/// 1 MiB would need megabytes per edge (SearchRunnerTests covers that size once).
+/// 64 KiB would need far larger files per edge (SearchRunnerTests covers that size once).
 final class SearchChunkEdgeTests: XCTestCase {
     private let query = "qz-Needle"
 
@@ -80,6 +80,48 @@ final class SearchChunkEdgeTests: XCTestCase {
                 XCTAssertGreaterThan(expected.count, caseSensitive ? 5 : 10, label)
                 XCTAssertEqual(scan.summary["bytes"], .int(Int64(contents.reduce(0) { $0 + $1.count })), label)
             }
+        }
+    }
+
+    /// Matches few and far between: most chunks hold none and are not counted, so the line number of
+    /// a later match is found by counting the file again up to its chunk. Files of 40 KiB of short
+    /// lines with 0 to 3 matches each, at random places (the first and last line among them).
+    func testSparseMatchesAfterUncountedChunksHaveTheirLineNumbers() throws {
+        var generator = SeededGenerator(seed: 5)
+        func below(_ bound: Int) -> Int { Int(generator.next() % UInt64(bound)) }
+        let directory = makeTemporaryDirectory()
+        for bufferSize in [64, 1000, 4096] {
+            var files: [SearchFile] = []
+            var contents: [[UInt8]] = []
+            for index in 0..<8 {
+                var lines: [[UInt8]] = []
+                var size = 0
+                while size < 40_000 {
+                    lines.append((0..<below(70)).map { _ in Array("abcdeq z-".utf8)[below(9)] })
+                    size += lines[lines.count - 1].count + 1
+                }
+                let spots = [0, lines.count - 1, below(lines.count), below(lines.count)].prefix(index % 4)
+                for spot in spots { lines[spot] += Array(query.utf8) }
+                let bytes = Array(lines.joined(separator: [0x0A]))
+                let url = directory.url.appendingPathComponent("s\(index).txt")
+                try Data(bytes).write(to: url)
+                files.append(SearchFile(path: url.path, relative: "s\(index).txt", size: Int64(bytes.count)))
+                contents.append(bytes)
+            }
+            let expected = files.indices.flatMap { naive(contents[$0], file: files[$0].relative, caseSensitive: true) }
+            let sink = CollectingSink()
+            let context = makeStandaloneContext(.search, searchRoot: directory.url, maxSearchResults: .max, sink: sink)
+            let scan = SearchScan(
+                context: context, matcher: LineMatcher(query: query, caseSensitive: true), files: files, bufferSize: bufferSize)
+            scan.scanStripe()
+            scan.flush()
+            let found = sink.all.map { item in
+                "\(item["file"]?.stringValue ?? "?"):\(item["line"]?.intValue ?? -1): \(item["text"]?.stringValue ?? "?")"
+            }
+            XCTAssertEqual(found, expected, "buffer \(bufferSize)")
+            // A match past line 500 (about 17 KB in): chunks without a match came before it.
+            XCTAssertTrue(expected.contains { Int($0.split(separator: ":")[1])! > 500 }, "buffer \(bufferSize)")
+            XCTAssertGreaterThan(expected.count, 8, "buffer \(bufferSize)")
         }
     }
 }

@@ -152,7 +152,8 @@ final class SearchRunnerTests: XCTestCase {
 
     func testLinesAcrossChunkBoundariesAndOverlongLines() throws {
         let fixture = makeFixture(runnerConfiguration())
-        // 1 MiB chunks: put matches around the first boundary, then one 3 MiB line ending in the query.
+        // A match after sixteen 64 KiB chunks without one (not counted: its line number is found by
+        // counting the file again), then one 3 MiB line ending in the query.
         let filler = String(repeating: "z", count: 99) + "\n"  // 100 bytes a line
         var text = String(repeating: filler, count: 10_485)  // 1_048_500 bytes, 10485 lines
         text += "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx needle across\n"  // line 10486

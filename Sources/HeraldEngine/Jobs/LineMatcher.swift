@@ -8,8 +8,9 @@ import Foundation
 ///
 /// Candidates come from `CandidateFinder` (`memchr` on a rare byte of the query while it is rare in
 /// the buffer, else wide compares of the query's two rarest bytes, `RareBytePair`), and lines
-/// are counted lazily: the newlines before a match, and the rest of a buffer only when the file's
-/// next buffer needs its first line number, so a file without a match costs no count at all.
+/// are counted lazily: a buffer's first line number is asked for only at its first match, then the
+/// newlines before each match are counted, and the rest of the buffer only when it matched and the
+/// file goes on. A buffer without a match costs no count at all, nor does a file without one.
 /// Counting every newline and stopping at every first byte of the query were about 70 % of a
 /// search's time on the benchmark corpus (docs/benchmarks.md).
 ///
@@ -31,16 +32,21 @@ struct LineMatcher: Sendable {
     static func fold(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
 
     /// Calls `onMatch(line, number)` once per line of `text` that contains the query; the line has no
-    /// newline, numbers count from `firstLine`. `text` must end at a line end or the file's end.
-    /// Returns the number of newlines in `text`, so the caller can number the next buffer; nil when
-    /// `lastOfFile` says there is none, and then the newlines after the last match go uncounted.
+    /// newline. `text` must end at a line end or the file's end.
+    ///
+    /// `firstLine` is the number of the line `text` starts with. It is evaluated at the first match
+    /// only, at most once, so a caller that skipped counting an earlier buffer of the file (it had no
+    /// match) finds out only when a match needs it. Returns the number of the line the file's next
+    /// buffer starts with, when counted: after a buffer that matched and is not the file's last
+    /// (`lastOfFile`). Nil otherwise, and then the newlines after the last match go uncounted.
     func scan(
-        _ text: UnsafeRawBufferPointer, firstLine: Int, lastOfFile: Bool = false, onMatch: (UnsafeRawBufferPointer, Int) -> Void
+        _ text: UnsafeRawBufferPointer, firstLine: @autoclosure () -> Int, lastOfFile: Bool = false,
+        onMatch: (UnsafeRawBufferPointer, Int) -> Void
     ) -> Int? {
-        guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self), text.count > 0 else { return lastOfFile ? nil : 0 }
+        guard let base = text.baseAddress?.assumingMemoryBound(to: UInt8.self), text.count > 0 else { return nil }
         let count = text.count
         let lastStart = count - needle.count  // The last offset where the query still fits.
-        var line = firstLine  // The number of the line that starts at `lineStart`.
+        var line: Int?  // The number of the line that starts at `lineStart`, once a match needed it.
         var lineStart = 0
         var from = 0
         var finder = CandidateFinder(pair: pair)
@@ -50,21 +56,21 @@ struct LineMatcher: Sendable {
                     from = candidate + 1
                     continue
                 }
-                line += Self.countNewlines(base + lineStart, candidate - lineStart)
+                let number = (line ?? firstLine()) + Self.countNewlines(base + lineStart, candidate - lineStart)
                 var start = candidate
                 while start > lineStart, base[start - 1] != 0x0A { start -= 1 }
                 let end =
                     memchr(base + candidate, 0x0A, count - candidate).map { UnsafePointer($0.assumingMemoryBound(to: UInt8.self)) - base }
                     ?? count
-                onMatch(UnsafeRawBufferPointer(start: base + start, count: end - start), line)
+                onMatch(UnsafeRawBufferPointer(start: base + start, count: end - start), number)
                 // One report per line: go on after its end.
-                line += end < count ? 1 : 0
+                line = number + (end < count ? 1 : 0)
                 lineStart = min(count, end + 1)
                 from = lineStart
             }
         }
-        if lastOfFile { return nil }
-        return line - firstLine + Self.countNewlines(base + lineStart, count - lineStart)
+        guard let line, !lastOfFile else { return nil }
+        return line + Self.countNewlines(base + lineStart, count - lineStart)
     }
 
     /// Whether the whole query starts at `at`. Thread: any.

@@ -4,13 +4,28 @@ final class ScanBuffer {
     private(set) var capacity: Int
     private let normal: Int
 
+    /// Where `SearchScan.lineNumber` reads a file again to count its lines: allocated at the first
+    /// such count, since most files never need one.
+    var spare: UnsafeMutablePointer<UInt8> {
+        if let spareBase { return spareBase }
+        let made = UnsafeMutablePointer<UInt8>.allocate(capacity: spareCapacity)
+        spareBase = made
+        return made
+    }
+    let spareCapacity: Int
+    private var spareBase: UnsafeMutablePointer<UInt8>?
+
     init(capacity: Int) {
         self.normal = capacity
         self.capacity = capacity
         self.base = .allocate(capacity: capacity)
+        self.spareCapacity = capacity
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deallocate()
+        spareBase?.deallocate()
+    }
 
     /// Doubles the buffer, keeping its bytes: a line longer than the buffer must fit whole.
     func grow() {
