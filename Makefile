@@ -91,7 +91,7 @@ CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py
 test-cluster-suites:
 	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald HERALD_BLACKBOX_CLUSTER=1 .venv/bin/python -m pytest -q $(CLUSTER_SUITES)
 
-## make bench: the benchmarks (not part of `make test`; about 10 minutes; docs/benchmarks.md)
+## make bench: the benchmarks (not part of `make test`; about half an hour; docs/benchmarks.md)
 bench:
 	bench/run
 
