@@ -93,24 +93,31 @@ extension WebSocketServer {
     /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
     ///
     /// The slice's writes go out at once when the stream had paused: the slice was all that waited,
-    /// and nothing was written for `pauseBeforeWritingAtOnceMicros`. Otherwise (a fast stream, a
-    /// producer at rate 0) they wait for the pass of writable callbacks after the next `poll()`,
-    /// which comes after the next slice was taken too, so that each connection's `send()` carries
-    /// both: written at once, every slice cost a `send()` per connection, and fast streams lost a
-    /// quarter of their deliveries (s1 at rate 0, 1,000 clients: 3.9–4.2 M deliveries/s against
-    /// 5.4–5.7 M; one client: 1.0–1.4 M against 1.5–1.6 M).
+    /// and the slice before it was taken at least `pauseBeforeWritingAtOnceMicros` ago. Otherwise
+    /// (slices that follow each other within microseconds: a producer at rate 0) they wait for the
+    /// pass of writable callbacks after the next `poll()`, which comes after the next slice was
+    /// taken too, so that each connection's `send()` carries both: written at once, every slice cost
+    /// a `send()` per connection, and fast streams lost a quarter of their deliveries (s1 at rate 0,
+    /// 1,000 clients: 3.9–4.2 M deliveries/s against 5.4–5.7 M; one client: 1.0–1.4 M against
+    /// 1.5–1.6 M). The time is since the last slice, not since the last write: an event that came
+    /// while the pass of the one before was being written (1,000 clients at 100 events/s on a busy
+    /// machine) found a write microseconds old, waited for the slower pass of callbacks, and so did
+    /// every event after it, each a little later, until the stream paused by chance (s7, measured:
+    /// the first copy of each event drifting from 1 to 11 ms late).
     func drainInbox(now: Double) {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
         hub.deliver(drained, now: now, into: &actions)
-        let paused = !drained.more && Self.wallClockMicros() - lastWriteMicros >= Self.pauseBeforeWritingAtOnceMicros
+        let nowMicros = Self.wallClockMicros()
+        let paused = !drained.more && nowMicros - lastSliceMicros >= Self.pauseBeforeWritingAtOnceMicros
+        lastSliceMicros = nowMicros
         performActions(writing: paused ? .now : .afterPoll)
         noteBacklog()
     }
 
-    /// How long nothing must have been written for a delivery to be written at once (`drainInbox`):
-    /// far longer than the gaps of a continuous stream (microseconds), far shorter than those
-    /// between the events of a stream people watch (10–100 ms).
+    /// How long before a slice the one before it must have been taken for the slice to be written
+    /// at once (`drainInbox`): far longer than the gaps of a continuous stream (microseconds), far
+    /// shorter than those between the events of a stream people watch (10–100 ms).
     static let pauseBeforeWritingAtOnceMicros: Int64 = 1_000
 
     /// Tells the inbox how many connections are backlogged (the benchmark ticker's pacing reads it).
@@ -159,8 +166,8 @@ extension WebSocketServer {
     }
 
     /// Takes the hub's next batch for the connection and sends it: the part of `write(to:)` and
-    /// `writeNow` that is the same. Notes when the write was made (`lastWriteMicros`), and asks for
-    /// the writable callback again when the hub has more (a tail that waits has asked already).
+    /// `writeNow` that is the same. Asks for the writable callback again when the hub has more (a
+    /// tail that waits has asked already).
     private func sendNextBatch(to wsi: OpaquePointer, id: ConnectionID) -> BatchOutcome {
         let nowMicros = Self.wallClockMicros()
         switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
@@ -169,7 +176,6 @@ extension WebSocketServer {
         case .close(let code, let reason):
             return .close(code: code, reason: reason)
         case .write(_, let more):
-            lastWriteMicros = nowMicros
             switch batchBuffer.withUnsafeMutableBytes({ unsent.write($0, to: wsi) }) {
             case .failed: return .failed
             case .sent: if more { lws_callback_on_writable(wsi) }

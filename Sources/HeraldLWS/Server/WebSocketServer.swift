@@ -57,8 +57,8 @@ public final class WebSocketServer: @unchecked Sendable {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var nextID: ConnectionID = 1
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
-    /// When the last WebSocket write was made (wall clock, microseconds): whether a stream paused.
-    @exclusivity(unchecked) var lastWriteMicros: Int64 = 0
+    /// When `drainInbox` last took a slice (wall clock, microseconds): whether the stream paused.
+    @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
     /// What sockets did not take yet: lws must never hold an unsent tail (see `UnsentTails`).
     @exclusivity(unchecked) var unsent = UnsentTails()
     /// Fires the hub's keepalive sweep once a second while the context lives.
