@@ -65,7 +65,8 @@ final class SlowClientTests: XCTestCase {
     /// server must go on serving. libwebsockets 4.1, holding the unsent tail of a write itself,
     /// answers that end-of-stream by waiting to flush the tail, and its service loop then reads the
     /// same end-of-stream again forever without polling (measured: 100 % of a core, no connection
-    /// served). Herald keeps the unsent tail itself, so lws closes the connection at once.
+    /// served). Herald pauses reading a connection while bytes of it wait, so lws never reads that
+    /// end-of-stream; the keepalive sweep finds the hung-up peer and drops it (`BatchWriter`).
     func testAPeerThatHangsUpWhileBytesAreQueuedForItDoesNotStopTheServer() throws {
         let runner = GateRunner(steps: 10_000_000, free: true)
         let server = try LiveServer(runners: [runner]) {
@@ -110,6 +111,108 @@ final class SlowClientTests: XCTestCase {
         }
         _ = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel")
         server.stop()
+    }
+}
+
+extension SlowClientTests {
+    /// A client that pings while the server still has part of a frame for it (its socket full)
+    /// gets the pong between whole frames. libwebsockets writes the pong itself, in its writable
+    /// handling, before Herald's next write; when Herald kept the rest of a cut frame itself, the
+    /// pong landed inside that frame and the client read a corrupt stream (a Python client with
+    /// its default keepalive pings does this to any stream it reads more slowly than it comes).
+    func testAPingWhileTheServerHoldsPartOfAFrameIsAnsweredBetweenFrames() throws {
+        let runner = GateRunner(steps: 10_000_000, free: true)
+        let server = try LiveServer(runners: [runner]) { $0.resyncLimit = 1_000 }
+        defer { server.stop() }
+        let client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+        // A small send buffer on the server's end, so that its writes are cut short as soon as the
+        // client stops reading (as in the hang-up test below).
+        var small: Int32 = 4096
+        let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
+        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":300,"pace":500}}"#)
+        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+
+        var received: [UInt8] = []
+        var pingsSent: [String] = []
+        for round in 1...8 {
+            // The client stops reading until both ends' buffers hold bytes: the server's writes are
+            // being cut short. Then it pings, and reads on for a while.
+            let deadline = Date(timeIntervalSinceNow: 20)
+            while Date() < deadline,
+                RawSocket.queuedBytes(client.descriptor, unread: true) < 2048 || RawSocket.queuedBytes(accepted, unread: false) < 2048
+            {
+                usleep(2_000)
+            }
+            let payload = "round \(round)"
+            client.send(RawSocket.maskedPing(Array(payload.utf8)))
+            pingsSent.append(payload)
+            received += client.read(for: 0.3)
+        }
+        _ = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel")
+
+        // Every frame whole: text frames are JSON events, the rest pings, pongs and nothing else.
+        let frames = RawSocket.frames(received)
+        let pongs = frames.filter { $0.opcode == 0xA }.map { String(decoding: $0.payload, as: UTF8.self) }
+        let unexpected = frames.enumerated().first { _, frame in
+            switch frame.opcode {
+            case 0x1: return (try? JSONParser.parse(String(decoding: frame.payload, as: UTF8.self))["type"]?.stringValue) == nil
+            case 0x9, 0xA: return false
+            default: return true
+            }
+        }
+        XCTAssertNil(
+            unexpected.map {
+                "frame \($0.offset): opcode \($0.element.opcode), \(String(decoding: $0.element.payload.prefix(80), as: UTF8.self))"
+            },
+            "a frame that is not whole: a pong inside another frame shifts every frame after it")
+        XCTAssertGreaterThan(frames.filter { $0.opcode == 0x1 }.count, 1_000, "the stream went on between the pings")
+        // lws drops a ping that comes while it has yet to answer the one before, so not every
+        // ping need be answered; those that are, are answered whole and in order.
+        XCTAssertFalse(pongs.isEmpty, "pongs came")
+        let strays = pongs.filter { !pingsSent.contains($0) }
+        XCTAssertTrue(strays.isEmpty, "each pong carries a ping's payload; \(strays.count) do not: \(strays.first?.prefix(80) ?? "")")
+        XCTAssertTrue(pongs == pingsSent.filter(pongs.contains), "pongs in the order of the pings")
+    }
+
+    /// A client that is always behind (its socket full whenever the server writes) still has what
+    /// it sends read: the server pauses reading a connection while part of a write waits for it,
+    /// but never for more than about a second, or such a client's commands (and its pongs to the
+    /// keepalive) would never be read.
+    func testAClientAlwaysBehindStillHasItsCommandsRead() throws {
+        let runner = GateRunner(steps: 10_000_000, free: true)
+        // A ring that does not overflow during the test: a resync (which writes nothing until its
+        // snapshot is ready) would let the server read the client again anyway.
+        let server = try LiveServer(runners: [runner]) {
+            $0.ringBytes = 256 * 1024 * 1024
+            $0.resyncLimit = 1_000
+        }
+        defer { server.stop() }
+        let client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+        var small: Int32 = 4096
+        let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
+        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        let started = try RawSocket.http(
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
+        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        defer { _ = try? RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel") }
+        // Read a kilobyte at a time with a pause between: the stream (events of 4 KB, more than the
+        // server's end takes at once) comes faster than that, so every write is cut short. The ping
+        // command goes once the client has read slowly for a while.
+        var received: [UInt8] = []
+        let pong = Array(#"{"type":"pong"}"#.utf8)
+        let startedReading = Date()
+        var pingSent = false
+        while Date().timeIntervalSince(startedReading) < 20, !RawSocket.contains(received, pong) {
+            if !pingSent, Date().timeIntervalSince(startedReading) > 0.2 {
+                client.send(RawSocket.maskedTextFrame(Array(#"{"type":"ping"}"#.utf8)))
+                pingSent = true
+            }
+            received += client.read(atMost: 1024, timeout: 1)
+            usleep(5_000)
+        }
+        XCTAssertTrue(RawSocket.contains(received, Array(#"{"type":"pong"}"#.utf8)), "the ping command was read and answered")
     }
 }
 

@@ -38,7 +38,7 @@ extension WebSocketServer {
             if let id = connectionID(of: wsi) { hub.peerClosed(id, code: code) }
             return .proceed
         case .closed, .destroyed:
-            unsent.forget(wsi)
+            writer.forget(wsi)
             forget(wsi)
             return .proceed
         case .wakeUp:
@@ -84,7 +84,10 @@ extension WebSocketServer {
     }
 
     /// The keepalive timer fired: the hub sweeps its connections, and the timer is set again.
+    /// Connections whose reading is paused, and whose peer hung up meanwhile, are dropped: lws does
+    /// not read them, so it would not see the end of stream (`BatchWriter`).
     func keepaliveTick() {
+        for wsi in writer.hungUp() { herald_drop(wsi) }
         hub.sweepKeepalive(now: uptime(), into: &actions)
         performActions()
         if let context, let keepaliveTimer { keepaliveTimer.schedule(on: context, after: StreamHub.keepaliveSweepSeconds) }
@@ -131,17 +134,25 @@ extension WebSocketServer {
     }
 
     /// Writes what the hub gives for one writable callback: whole frames in one write, after the
-    /// tail of the last one if the socket did not take all of it.
+    /// rest of the last one if the socket did not take all of it (lws has sent what it held before
+    /// calling this). A connection whose reading was paused resumes it once nothing waits
+    /// (`BatchWriter`).
     func write(to wsi: OpaquePointer, id: ConnectionID) -> CallbackAction {
-        switch unsent.flush(wsi) {
+        switch writer.flush(wsi) {
         case .failed: return .close
         case .waiting: return .proceed
+        case .readFirst:
+            lws_callback_on_writable(wsi)
+            return .proceed
         case .sent: break
         }
-        switch sendNextBatch(to: wsi, id: id) {
+        switch sendNextBatch(to: wsi, id: id, restTo: .writer) {
         case .nothing:
+            writer.resume(wsi)
             return .proceed
         case .close(let code, let reason):
+            // lws writes the close frame and reads the peer's answer to it: reading must be on.
+            writer.resume(wsi)
             var text = Array(reason.utf8.prefix(120))
             lws_close_reason(wsi, lws_close_status(rawValue: UInt32(code)), &text, text.count)
             return .close
@@ -159,7 +170,7 @@ extension WebSocketServer {
         case nothing
         /// The hub says to close, with this code and reason; nothing was written.
         case close(code: UInt16, reason: String)
-        /// The batch is with the kernel, or its tail waits in `unsent`.
+        /// The batch is with the kernel, or lws holds what the socket did not take.
         case sent
         /// The socket failed (the peer reset it).
         case failed
@@ -167,8 +178,8 @@ extension WebSocketServer {
 
     /// Takes the hub's next batch for the connection and sends it: the part of `write(to:)` and
     /// `writeNow` that is the same. Asks for the writable callback again when the hub has more (a
-    /// tail that waits has asked already).
-    private func sendNextBatch(to wsi: OpaquePointer, id: ConnectionID) -> BatchOutcome {
+    /// write cut short has asked already). `holder` says where the rest of a cut write waits.
+    private func sendNextBatch(to wsi: OpaquePointer, id: ConnectionID, restTo holder: BatchWriter.Holder) -> BatchOutcome {
         let nowMicros = Self.wallClockMicros()
         switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
         case .idle:
@@ -176,10 +187,10 @@ extension WebSocketServer {
         case .close(let code, let reason):
             return .close(code: code, reason: reason)
         case .write(_, let more):
-            switch batchBuffer.withUnsafeMutableBytes({ unsent.write($0, to: wsi) }) {
+            switch batchBuffer.withUnsafeMutableBytes({ writer.write($0, to: wsi, restTo: holder) }) {
             case .failed: return .failed
             case .sent: if more { lws_callback_on_writable(wsi) }
-            case .waiting: break
+            case .waiting, .readFirst: break  // the writable callback was asked for with the bytes kept.
             }
             return .sent
         }
@@ -188,9 +199,11 @@ extension WebSocketServer {
     /// Writes what the hub has for a connection now, from the delivery's callback, instead of asking
     /// lws for a writable callback: a delivery's pass of writes then follows the delivery in the same
     /// turn of the loop, not one poll of every descriptor later (`drainInbox` says when). Safe
-    /// because these writes are our own `send`s (`UnsentTails`) of whole frames, and nothing can come
-    /// between them: a socket lws holds bytes for (a tail of ours, or its own frames) or one over TLS
-    /// (whose bytes must pass through lws) waits for the writable callback instead; and once the hub
+    /// because these writes are whole frames, and nothing can come between them: a socket lws holds
+    /// bytes for, one whose reading is paused, or one over TLS (whose bytes must pass through lws)
+    /// waits for the writable callback instead; a pong lws has yet to write for a ping it read
+    /// before follows the batch, or whatever lws keeps of it if the socket cuts it short
+    /// (`BatchWriter`); and once the hub
     /// means to close a connection it has nothing but the close for it (`pendingClose` ends its
     /// stream), so nothing follows the close frame lws sends, though lws then keeps the socket open
     /// for the peer's.
@@ -202,11 +215,11 @@ extension WebSocketServer {
     /// `ping` command, refusals) is never written at once, so it follows lws's pong, as Autobahn's
     /// cases 5.6–5.9 and `test_fragmented_command_with_a_ping_between_fragments_works` expect.
     func writeNow(to wsi: OpaquePointer, id: ConnectionID) {
-        guard lws_is_ssl(wsi) == 0, !unsent.holdsBytes(for: wsi), lws_partial_buffered(wsi) == 0 else {
+        guard lws_is_ssl(wsi) == 0, !writer.isPaused(wsi), lws_partial_buffered(wsi) == 0 else {
             lws_callback_on_writable(wsi)
             return
         }
-        switch sendNextBatch(to: wsi, id: id) {
+        switch sendNextBatch(to: wsi, id: id, restTo: .libwebsockets) {
         case .nothing, .sent:
             break
         case .close:

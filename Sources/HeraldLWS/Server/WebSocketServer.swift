@@ -59,8 +59,8 @@ public final class WebSocketServer: @unchecked Sendable {
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
     /// When `drainInbox` last took a slice (wall clock, microseconds): whether the stream paused.
     @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
-    /// What sockets did not take yet: lws must never hold an unsent tail (see `UnsentTails`).
-    @exclusivity(unchecked) var unsent = UnsentTails()
+    /// Writes the hub's batches; pauses a connection's reading while lws holds bytes for it.
+    @exclusivity(unchecked) var writer = BatchWriter()
     /// Fires the hub's keepalive sweep once a second while the context lives.
     var keepaliveTimer: KeepaliveTimer?
 

@@ -104,6 +104,42 @@ final class RawSocket {
         return result
     }
 
+    /// Reads whatever comes for `seconds` (a stream that never pauses, which `readAll` would read
+    /// for ever).
+    func read(for seconds: Double) -> [UInt8] {
+        var result = unread
+        unread = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while case let left = deadline.timeIntervalSinceNow, left > 0, poll(&poller, 1, Int32(left * 1000) + 1) > 0 {
+            let count = recv(descriptor, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            result.append(contentsOf: buffer[0..<count])
+        }
+        return result
+    }
+
+    /// One read of at most `count` bytes, waiting up to `timeout` seconds for them: a slow reader.
+    func read(atMost count: Int, timeout: Double) -> [UInt8] {
+        if !unread.isEmpty {
+            defer { unread.removeFirst(min(count, unread.count)) }
+            return Array(unread.prefix(count))
+        }
+        var buffer = [UInt8](repeating: 0, count: count)
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(timeout * 1000)) > 0 else { return [] }
+        let taken = recv(descriptor, &buffer, count, 0)
+        return taken > 0 ? Array(buffer[0..<taken]) : []
+    }
+
+    /// Bytes the kernel holds for a socket: received and not read yet (`FIONREAD`), or written and
+    /// not yet acknowledged by the peer (`TIOCOUTQ`).
+    static func queuedBytes(_ descriptor: Int32, unread: Bool) -> Int {
+        var count: Int32 = 0
+        return ioctl(descriptor, UInt(unread ? FIONREAD : TIOCOUTQ), &count) == 0 ? Int(count) : 0
+    }
+
     /// Reads until `marker` has been read or `timeout` passes; true when it was. Keeps only what is
     /// new (and the marker's length before it), so megabytes of backlog cost no more than reading.
     func readBytes(until marker: String, timeout: Double) -> Bool {
@@ -158,6 +194,12 @@ final class RawSocket {
             index += header + length
         }
         return frames
+    }
+
+    /// A client's ping with `payload` (at most 125 bytes): masked, as RFC 6455 requires of clients.
+    static func maskedPing(_ payload: [UInt8]) -> [UInt8] {
+        let mask: [UInt8] = [0x5A, 0x0C, 0xE1, 0x93]
+        return [0x89, 0x80 | UInt8(payload.count)] + mask + payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
     }
 
     /// A client's text frame: masked, as RFC 6455 requires of clients.
