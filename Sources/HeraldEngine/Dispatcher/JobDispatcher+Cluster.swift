@@ -104,6 +104,7 @@ extension JobDispatcher {
     public func announceWorkers() {
         queue.async { [self] in
             guard !workerPool.infos.isEmpty else { return }
+            lastEmittedWorkers = workerPool.infos
             emit(.workers(workerPool.infos))
         }
     }

@@ -33,7 +33,7 @@ extension JobDispatcher {
         workerDirectives[session] = directives
         directives(.accepted(name: hello.name, lease: leaseSeconds))
         startLeaseTimerIfNeeded()
-        emit(.workers(workerPool.infos))
+        emitWorkersIfChanged()
         pump()
     }
 
@@ -82,7 +82,7 @@ extension JobDispatcher {
         guard let (job, attempt) = report.target else {
             if report == .drain {
                 workerPool.drain(session)
-                emit(.workers(workerPool.infos))
+                emitWorkersIfChanged()
             }
             return
         }
@@ -115,7 +115,7 @@ extension JobDispatcher {
         case .result(_, _, let summary):
             workerPool.release(job)
             finish(job, .success(summary))
-            emit(.workers(workerPool.infos))
+            emitWorkersIfChanged()
         case .fail(_, _, let error, let exit, let cancelled):
             if let exit { run.context.recordExit(exit) }
             workerPool.release(job)
@@ -124,7 +124,7 @@ extension JobDispatcher {
             } else {
                 finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure(error)))
             }
-            emit(.workers(workerPool.infos))
+            emitWorkersIfChanged()
         case .beat, .drain:
             break
         }
@@ -143,7 +143,7 @@ extension JobDispatcher {
             let cancelled = cancelRequested.contains(job)
             finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure("worker \(name) lost: \(reason)")))
         }
-        emit(.workers(workerPool.infos))
+        emitWorkersIfChanged()
         if workerPool.count == 0 { stopLeaseTimer() }
         pump()
     }
@@ -156,7 +156,17 @@ extension JobDispatcher {
         remoteTimedOut.remove(next.id)
         guard let record = begin(next, attempt: attempt, worker: name) else { return }
         directives(.assign(record, attempt: attempt, lease: leaseSeconds))
-        emit(.workers(workerPool.infos))
+        emitWorkersIfChanged()
+    }
+
+    /// A `workers` event, unless the list is the one the last carried: a slot freed by a result and
+    /// refilled by the next queued job in the same turn leaves the list as it was, and viewers
+    /// would get the same list twice.
+    func emitWorkersIfChanged() {
+        let infos = workerPool.infos
+        guard infos != lastEmittedWorkers else { return }
+        lastEmittedWorkers = infos
+        emit(.workers(infos))
     }
 
     /// Asks a running job to stop: its flag for a local run, a `cancel` for a worker's.

@@ -82,6 +82,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var workerPool = WorkerPool()
     /// How to reach each attached worker (the server's connection). Confined to `queue`.
     var workerDirectives: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
+    /// The list the last `workers` event carried (`emitWorkersIfChanged`). Confined to `queue`.
+    var lastEmittedWorkers: [WorkerInfo] = []
     /// Checks workers' leases while any is attached. Confined to `queue`.
     var leaseTimer: DispatchSourceTimer?
     /// Remote attempts cancelled because they ran past their kind's `timeout`: their `fail` is a

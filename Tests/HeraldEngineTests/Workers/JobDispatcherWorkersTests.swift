@@ -97,6 +97,26 @@ final class JobDispatcherWorkersTests: XCTestCase {
         XCTAssertEqual(fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).map(\.total), .success(1), "the log is kept")
     }
 
+    /// A result frees the worker's one slot and the next queued job takes it in the same turn: the
+    /// list of workers is then what it was, and no second `workers` event says it again.
+    func testASlotFreedAndRefilledInOneTurnIsNotAnnouncedTwice() throws {
+        let fixture = makeWorkerFixture()
+        let gpu = attach(fixture, 1, name: "gpu-1")
+        let first = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        let second = try fixture.start(JobKind("encode"), ["n": 2]).get()
+        XCTAssertEqual(gpu.assignment(of: first.id), 1)
+        fixture.dispatcher.workerSent(WorkerSession(1), .result(job: first.id, attempt: 1, summary: [:]))
+        XCTAssertEqual(gpu.assignment(of: second.id), 1, "the second job takes the freed slot")
+        fixture.dispatcher.workerSent(WorkerSession(1), .result(job: second.id, attempt: 1, summary: [:]))
+        XCTAssertTrue(fixture.recorder.waitForState(second.id, .succeeded))
+
+        let lists = fixture.recorder.events.compactMap { recorded -> [Int]? in
+            if case .workers(let infos) = recorded.event { return infos.map(\.busy) }
+            return nil
+        }
+        XCTAssertEqual(lists, [[0], [1], [0]], "attached idle, busy through both jobs, idle again")
+    }
+
     func testReportsFromAnyoneButTheHolderOfTheCurrentAttemptAreRefusedAndChangeNothing() throws {
         let fixture = makeWorkerFixture()
         let gpu = attach(fixture, 1, name: "gpu-1")
