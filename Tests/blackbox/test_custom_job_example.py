@@ -13,6 +13,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+import websocket
 
 from conftest import REPO_ROOT, wait_for
 
@@ -53,6 +54,19 @@ def example(tmp_path):
             process.kill()
             process.wait()
         log.close()
+
+
+def test_the_example_describes_its_kind_for_the_dashboards_start_form(example):
+    url = example.stdout.readline().strip()
+    stream = websocket.create_connection(url.replace("http://", "ws://") + "ws", timeout=10, origin=url.rstrip("/"))
+    try:
+        snapshot = json.loads(stream.recv())
+    finally:
+        stream.close()
+    assert snapshot["type"] == "snapshot", snapshot
+    countdown = snapshot["limits"]["kinds"]["countdown"]
+    assert countdown["title"] == "Countdown", countdown
+    assert countdown["params"] == {"from": {"type": "integer", "default": 10, "minimum": 1, "maximum": 3600}}, countdown
 
 
 def test_the_example_serves_its_countdown_kind_and_stops_on_sigterm(example, tmp_path):

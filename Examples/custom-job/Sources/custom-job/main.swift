@@ -5,16 +5,28 @@ import HeraldLWS
 /// `countdown`: counts `from` down to zero, a step every half second, and can be cancelled between steps.
 struct CountdownRunner: JobRunner {
     let kind = JobKind("countdown")
+    static let fromRange = 1...3600
+    static let fromDefault = 10
+
+    // What clients are told of the kind (the snapshot's `limits.kinds.countdown`): the dashboard
+    // builds its start form from it, here a number field for `from` with its bounds and default.
+    var catalogEntry: JSONObject? {
+        var from = ParamSchema(type: .integer)
+        from.defaultValue = .int(Int64(Self.fromDefault))
+        from.minimum = Double(Self.fromRange.lowerBound)
+        from.maximum = Double(Self.fromRange.upperBound)
+        return ["title": "Countdown", "params": ["from": from.json]]
+    }
 
     // Runs before the job exists: a bad `from` is refused with bad_request naming it.
     func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
         try JobParams.refuseUnknown(params, allowed: ["from"])
-        return ["from": .int(Int64(try JobParams.integer(params, "from", default: 10, in: 1...3600)))]
+        return ["from": .int(Int64(try JobParams.integer(params, "from", default: Self.fromDefault, in: Self.fromRange)))]
     }
 
     // Runs on a worker thread; `params` are the validated ones.
     func run(_ context: JobContext) throws -> JSONObject {
-        let from = context.params["from"]?.intValue ?? 10
+        let from = context.params["from"]?.intValue ?? Int64(Self.fromDefault)
         for left in stride(from: from, to: 0, by: -1) {
             context.progress.report(completed: from - left, total: from, message: "\(left) to go")
             try context.checkCancelled()
