@@ -33,6 +33,10 @@ internal import CLibWebSockets
 /// cut short in the first callback after resuming would pause reading again before lws looked at
 /// the readable event of that turn (`SlowClientTests.testAClientAlwaysBehindStillHasItsCommandsRead`).
 ///
+/// HTTP responses do not come here; they go through `lws_write`: lws's HTTP/1 server does not read
+/// a connection while it holds output for it, and a client hanging up mid-response was measured
+/// not to start the loop.
+///
 /// Thread: the service thread only (a stored property of `WebSocketServer`).
 struct BatchWriter {
     enum Outcome {
