@@ -167,7 +167,7 @@ extension SlowClientTests {
                 "frame \($0.offset): opcode \($0.element.opcode), \(String(decoding: $0.element.payload.prefix(80), as: UTF8.self))"
             },
             "a frame that is not whole: a pong inside another frame shifts every frame after it")
-        XCTAssertGreaterThan(frames.filter { $0.opcode == 0x1 }.count, 1_000, "the stream went on between the pings")
+        XCTAssertGreaterThan(frames.filter { $0.opcode == 0x1 }.count, 100, "the stream went on between the pings")
         // lws drops a ping that comes while it has yet to answer the one before, so not every
         // ping need be answered; those that are, are answered whole and in order.
         XCTAssertFalse(pongs.isEmpty, "pongs came")
@@ -181,38 +181,83 @@ extension SlowClientTests {
     /// but never for more than about a second, or such a client's commands (and its pongs to the
     /// keepalive) would never be read.
     func testAClientAlwaysBehindStillHasItsCommandsRead() throws {
-        let runner = GateRunner(steps: 10_000_000, free: true)
-        // A ring that does not overflow during the test: a resync (which writes nothing until its
-        // snapshot is ready) would let the server read the client again anyway.
-        let server = try LiveServer(runners: [runner]) {
-            $0.ringBytes = 256 * 1024 * 1024
-            $0.resyncLimit = 1_000
-        }
-        defer { server.stop() }
-        let client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        var small: Int32 = 4096
-        let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
-        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let started = try RawSocket.http(
-            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
-        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
-        defer { _ = try? RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel") }
-        // Read a kilobyte at a time with a pause between: the stream (events of 4 KB, more than the
-        // server's end takes at once) comes faster than that, so every write is cut short. The ping
-        // command goes once the client has read slowly for a while.
-        var received: [UInt8] = []
+        var behind = try BehindClient()
+        defer { behind.stop() }
+        // The ping command goes once the client has read slowly for a while.
         let pong = Array(#"{"type":"pong"}"#.utf8)
         let startedReading = Date()
         var pingSent = false
-        while Date().timeIntervalSince(startedReading) < 20, !RawSocket.contains(received, pong) {
+        var answered = false
+        while Date().timeIntervalSince(startedReading) < 20, !answered {
             if !pingSent, Date().timeIntervalSince(startedReading) > 0.2 {
-                client.send(RawSocket.maskedTextFrame(Array(#"{"type":"ping"}"#.utf8)))
+                behind.client.send(RawSocket.maskedTextFrame(Array(#"{"type":"ping"}"#.utf8)))
                 pingSent = true
             }
-            received += client.read(atMost: 1024, timeout: 1)
-            usleep(5_000)
+            let count = behind.readSlowly()
+            answered = RawSocket.contains(Array(behind.received.suffix(count + pong.count)), pong)
         }
-        XCTAssertTrue(RawSocket.contains(received, Array(#"{"type":"pong"}"#.utf8)), "the ping command was read and answered")
+        XCTAssertTrue(answered, "the ping command was read and answered")
+    }
+
+    /// A client the server has stopped reading (part of a write waits for it) that hangs up (a FIN)
+    /// and reads no more: lws, not reading it, does not see the end of stream, so the keepalive
+    /// sweep finds the socket in TCP's CLOSE_WAIT and drops it within a second or two, not after
+    /// the keepalive's 30 s of silence.
+    func testAPeerThatHangsUpWhileItIsNotReadIsDroppedAtTheNextSweep() throws {
+        var behind = try BehindClient()
+        defer { behind.stop() }
+        let startedReading = Date()
+        while Date().timeIntervalSince(startedReading) < 0.5 { behind.readSlowly() }
+        behind.client.shutdownWrite()
+
+        var connections: Int64?
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while Date() < deadline, connections != 0 {
+            connections = try JSONParser.parse(RawSocket.http(port: behind.server.port, path: "/healthz").body)["connections"]?.intValue
+            usleep(10_000)
+        }
+        XCTAssertEqual(connections, 0, "the hung-up connection was dropped")
+    }
+
+    /// A client reading a kilobyte at a time with a pause between, from a stream of 4 KB events that
+    /// comes faster (the server's end of the socket holds little more than one): writes to it keep
+    /// being cut short, and the server keeps pausing its reading. The ring does not overflow during
+    /// a test: a resync (which writes nothing until its snapshot is ready) would let the server read
+    /// the client again anyway.
+    private struct BehindClient {
+        let server: LiveServer
+        let client: RawSocket
+        let job: String
+        private(set) var received: [UInt8] = []
+
+        init() throws {
+            server = try LiveServer(runners: [GateRunner(steps: 10_000_000, free: true)]) {
+                $0.ringBytes = 256 * 1024 * 1024
+                $0.resyncLimit = 1_000
+            }
+            client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
+            var small: Int32 = 4096
+            let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
+            setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            let started = try RawSocket.http(
+                port: server.port, method: "POST", path: "/api/jobs",
+                body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
+            job = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        }
+
+        /// Reads at most a kilobyte, then pauses 5 ms; returns how many bytes it read.
+        @discardableResult
+        mutating func readSlowly() -> Int {
+            let bytes = client.read(atMost: 1024, timeout: 1)
+            received += bytes
+            usleep(5_000)
+            return bytes.count
+        }
+
+        func stop() {
+            _ = try? RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(job)/cancel")
+            server.stop()
+        }
     }
 }
 
