@@ -65,8 +65,9 @@ final class SlowClientTests: XCTestCase {
     /// server must go on serving. libwebsockets 4.1, holding the unsent tail of a write itself,
     /// answers that end-of-stream by waiting to flush the tail, and its service loop then reads the
     /// same end-of-stream again forever without polling (measured: 100 % of a core, no connection
-    /// served). Herald pauses reading a connection while bytes of it wait, so lws never reads that
-    /// end-of-stream; the keepalive sweep finds the hung-up peer and drops it (`BatchWriter`).
+    /// served). Herald holds no bytes in lws here (the ring moved past the reader, and its resync
+    /// waits for the socket), so lws closes the connection when it reads the end of stream; a peer
+    /// that hangs up while part of a write waits is `testAPeerThatHangsUpWhileItIsNotReadIsDroppedAtTheNextSweep`'s.
     func testAPeerThatHangsUpWhileBytesAreQueuedForItDoesNotStopTheServer() throws {
         let runner = GateRunner(steps: 10_000_000, free: true)
         let server = try LiveServer(runners: [runner]) {
@@ -74,17 +75,9 @@ final class SlowClientTests: XCTestCase {
             $0.resyncLimit = 1_000
         }
         let stalled = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        // The server's end gets a small, fixed send buffer, so a write is cut short as soon as the
-        // reader stops: the kernel does the same to many connections at once under TCP memory
-        // pressure (a thousand far-behind clients). Without it, loopback grows the buffer to 4 MiB
-        // and stops reporting the socket writable before a 64 KiB write could be cut short.
-        var small: Int32 = 4096
-        let accepted = try XCTUnwrap(stalled.acceptedEnd(), "the server's end of the connection")
-        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let started = try RawSocket.http(
-            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
-        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
-        // Once the ring has moved past the stalled reader, its first write's unsent tail is waiting.
+        try stalled.shrinkServerSendBuffer()
+        let id = try RawSocket.startJob(port: server.port, #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
+        // The ring moves past the stalled reader.
         let deadline = Date(timeIntervalSinceNow: 60)
         var resyncs = 0
         while Date() < deadline, resyncs == 0 {
@@ -125,14 +118,8 @@ extension SlowClientTests {
         let server = try LiveServer(runners: [runner]) { $0.resyncLimit = 1_000 }
         defer { server.stop() }
         let client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        // A small send buffer on the server's end, so that its writes are cut short as soon as the
-        // client stops reading (as in the hang-up test below).
-        var small: Int32 = 4096
-        let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
-        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-        let started = try RawSocket.http(
-            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":300,"pace":500}}"#)
-        let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+        let accepted = try client.shrinkServerSendBuffer()
+        let id = try RawSocket.startJob(port: server.port, #"{"kind":"search","params":{"query":"x","pad":300,"pace":500}}"#)
 
         var received: [UInt8] = []
         var pingsSent: [String] = []
@@ -236,13 +223,8 @@ extension SlowClientTests {
                 $0.resyncLimit = 1_000
             }
             client = try RawSocket.webSocket(port: server.port, receiveBuffer: 4096)
-            var small: Int32 = 4096
-            let accepted = try XCTUnwrap(client.acceptedEnd(), "the server's end of the connection")
-            setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
-            let started = try RawSocket.http(
-                port: server.port, method: "POST", path: "/api/jobs",
-                body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
-            job = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
+            try client.shrinkServerSendBuffer()
+            job = try RawSocket.startJob(port: server.port, #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
         }
 
         /// Reads at most a kilobyte, then pauses 5 ms; returns how many bytes it read.

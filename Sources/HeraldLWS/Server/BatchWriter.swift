@@ -22,8 +22,9 @@ internal import CLibWebSockets
 /// The pause also keeps the server alive: lws 4.1, holding bytes for a connection whose peer hangs
 /// up, reads that end of stream, waits to flush before closing, and its service loop reads the
 /// same end of stream again at once, forever, serving nothing else (measured: 1,000 far-behind
-/// clients leaving at once; `SlowClientTests.testAPeerThatHangsUpWhileBytesAreQueuedForItDoesNotStopTheServer`).
-/// Paused, lws never reads it; the keepalive sweep finds such peers (`hungUp`) and drops them.
+/// clients leaving at once). Paused, lws never reads it; the keepalive sweep finds such peers
+/// (`hungUp`) and drops them
+/// (`SlowClientTests.testAPeerThatHangsUpWhileItIsNotReadIsDroppedAtTheNextSweep`).
 ///
 /// A client that is always behind (a stream at full speed) would never be read, so a pause that
 /// has lasted `longestPauseMicros` ends before the next batch: the writable callback resumes

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldEngine
 
 /// A plain TCP connection to 127.0.0.1 for tests that must misbehave (never read, send raw bytes)
 /// or speak plain HTTP without a client library.
@@ -88,6 +89,26 @@ final class RawSocket {
             return start + needle.count
         }
         return nil
+    }
+
+    /// Gives the server's end of this connection a small, fixed send buffer (4 KiB), so that the
+    /// server's writes are cut short as soon as this socket stops reading: the kernel does the same
+    /// to many connections at once under TCP memory pressure (a thousand far-behind clients).
+    /// Without it, loopback grows the buffer to 4 MiB and stops reporting the socket writable
+    /// before a 64 KiB write could be cut short. Returns that end's descriptor.
+    @discardableResult
+    func shrinkServerSendBuffer() throws -> Int32 {
+        guard let accepted = acceptedEnd() else { throw POSIXError(.ENOTCONN) }
+        var small: Int32 = 4096
+        setsockopt(accepted, SOL_SOCKET, SO_SNDBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        return accepted
+    }
+
+    /// Starts a job over the REST API and returns its id.
+    static func startJob(port: Int, _ body: String) throws -> String {
+        let started = try http(port: port, method: "POST", path: "/api/jobs", body: body)
+        guard let id = try JSONParser.parse(started.body)["id"]?.stringValue else { throw POSIXError(.EPROTO) }
+        return id
     }
 
     /// Reads until the peer closes or `timeout` seconds pass without data.
