@@ -170,7 +170,7 @@ extension WebSocketServer {
         case nothing
         /// The hub says to close, with this code and reason; nothing was written.
         case close(code: UInt16, reason: String)
-        /// The batch is with the kernel, or lws holds what the socket did not take.
+        /// The batch is with the kernel, or what the socket did not take waits (`BatchWriter`).
         case sent
         /// The socket failed (the peer reset it).
         case failed
@@ -203,10 +203,9 @@ extension WebSocketServer {
     /// bytes for, one whose reading is paused, or one over TLS (whose bytes must pass through lws)
     /// waits for the writable callback instead; a pong lws has yet to write for a ping it read
     /// before follows the batch, or whatever lws keeps of it if the socket cuts it short
-    /// (`BatchWriter`); and once the hub
-    /// means to close a connection it has nothing but the close for it (`pendingClose` ends its
-    /// stream), so nothing follows the close frame lws sends, though lws then keeps the socket open
-    /// for the peer's.
+    /// (`BatchWriter`); and once the hub means to close a connection it has nothing but the close
+    /// for it (`pendingClose` ends its stream), so nothing follows the close frame lws sends, though
+    /// lws then keeps the socket open for the peer's.
     ///
     /// One order does change: lws writes the pong to a client's ping in its own writable handling,
     /// so a delivery written at once (an event, or an engine's answer that came with it) may reach

@@ -59,7 +59,7 @@ public final class WebSocketServer: @unchecked Sendable {
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
     /// When `drainInbox` last took a slice (wall clock, microseconds): whether the stream paused.
     @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
-    /// Writes the hub's batches; pauses a connection's reading while lws holds bytes for it.
+    /// Writes the hub's batches; pauses a connection's reading while part of a write waits.
     @exclusivity(unchecked) var writer = BatchWriter()
     /// Fires the hub's keepalive sweep once a second while the context lives.
     var keepaliveTimer: KeepaliveTimer?
