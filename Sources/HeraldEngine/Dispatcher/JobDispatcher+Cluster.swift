@@ -103,9 +103,10 @@ extension JobDispatcher {
     /// had forgotten (it was paused past its lease) lists them again. Thread: any; never waits.
     public func announceWorkers() {
         queue.async { [self] in
-            guard !workerPool.infos.isEmpty else { return }
-            lastEmittedWorkers = workerPool.infos
-            emit(.workers(workerPool.infos))
+            let infos = workerPool.infos
+            guard !infos.isEmpty else { return }
+            lastEmittedWorkers = infos
+            emit(.workers(infos))
         }
     }
 
