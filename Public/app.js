@@ -477,7 +477,7 @@
         ui.sort.values = values;
         sortView.drawPage(offsetShown, values, ui.sort.total);
       } else if (reply.type === 'error') {
-        setText(errorLine, reply.code === 'not_found' ? 'The sorted numbers of that job are no longer available.' : errorText(reply));
+        setText(errorLine, reply.code === 'not_found' || reply.code === 'gone' ? 'The sorted numbers of that job are no longer available.' : errorText(reply));
       }
       drawPagerButtons();
     });

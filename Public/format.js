@@ -109,6 +109,8 @@
         return 'This server does not support that yet.';
       case 'not_found':
         return 'That job is no longer known to the server.';
+      case 'gone':
+        return 'The server no longer keeps that job’s results.';
       case 'not_cancellable':
         return 'That job has already finished.';
       case 'too_large':

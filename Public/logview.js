@@ -10,7 +10,7 @@
 
   const PAGE_SIZE = 200;
   const AT_BOTTOM_PX = 4;
-  const PAGING_REFUSED = new Set(['unknown_type', 'bad_request', 'not_found']);
+  const PAGING_REFUSED = new Set(['unknown_type', 'bad_request', 'not_found', 'gone']);
 
   const stateWords = {
     queued: 'Queued',
@@ -258,7 +258,7 @@
         } else if (reply.type === 'error') {
           if (PAGING_REFUSED.has(reply.code)) {
             this.pagingRefused = true;
-            setText(this.note, reply.code === 'not_found' ? 'The server no longer keeps this job’s log.'
+            setText(this.note, reply.code === 'not_found' || reply.code === 'gone' ? 'The server no longer keeps this job’s log.'
               : 'Older lines are not available from this server; new lines show as they come.');
           } else {
             setText(this.note, fmt.errorText(reply.code, reply.message));

@@ -92,7 +92,7 @@ extension ClusterEngine {
         if !isLog, replies[3].string == "-1" {
             return .failure(
                 EngineError(
-                    .notFound,
+                    .gone,
                     "the matches of job \(record.id) are no longer kept: finished jobs' matches past --kept-results-bytes go, oldest first"
                 ))
         }

@@ -38,7 +38,7 @@ extension ClusterEngine {
             viewQueue.async { [self] in resume(epoch: epoch, since: since, reply: reply) }
         case .page(let job, let offset, let limit):
             viewQueue.async { [self] in
-                guard let record = view?.job(JobID(job)) else { return local.send(request, reply: reply) }
+                guard let record = view?.job(JobID(job)) else { return pageOfUnviewed(job, request, reply: reply) }
                 let fromRedis: @Sendable () -> Void = { [self] in
                     commandQueue.async { [self] in reply(.page(readPage(of: record, offset: offset, limit: limit))) }
                 }
@@ -132,6 +132,25 @@ extension ClusterEngine {
                 else { return reply(.job(.failure(EngineError(.notFound, "no job \(id)")))) }
                 reply(.job(.success(record)))
             }
+        }
+    }
+
+    /// A page of a job the view does not hold: `gone` for one the cluster archived (its results and
+    /// log went with it, on every node), else this node's own answer (a job it started a moment
+    /// ago, or `not_found`). Thread: any.
+    func pageOfUnviewed(_ id: String, _ request: EngineRequest, reply: @escaping @Sendable (EngineReply) -> Void) {
+        commandQueue.async { [self] in
+            guard let bytes = try? commands().command("HGET", settings.keys.archive, id).bytes,
+                let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
+            else { return local.send(request, reply: reply) }
+            let what = local.pageSource(for: record.kind) == .log ? "log" : "results"
+            reply(
+                .page(
+                    .failure(
+                        EngineError(
+                            .gone,
+                            "job \(record.id) is archived: only the newest --recent-jobs finished jobs keep their \(what); its record is still readable at /api/jobs/\(record.id)"
+                        ))))
         }
     }
 

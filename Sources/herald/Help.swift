@@ -47,8 +47,8 @@ enum Help {
           --workers N              jobs running at once (default: the number of cores)
           --search-limit N         searches at once; more are refused as busy (default 1)
           --max-results N          search matches kept per job (default 1000)
-          --kept-results-bytes N   bytes of kept matches (as JSON) in all; past it the oldest finished jobs
-                                   that keep matches are archived early (default 4194304)
+          --kept-results-bytes N   bytes of kept matches (as JSON) in all; past it the oldest finished jobs'
+                                   matches are dropped, the jobs stay (default 4194304)
           --progress-rate N        progress events per second per job (default 20)
           --event-log-size N       events kept for resuming clients (default 10000)
           --event-log-bytes N      at most this many bytes of them, encoded (default 16777216)

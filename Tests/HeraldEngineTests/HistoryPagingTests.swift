@@ -129,4 +129,38 @@ final class HistoryPagingTests: XCTestCase {
         let ids = try pages(fixture.dispatcher, HistoryQuery(limit: 1)).flatMap(\.jobs).map(\.id)
         XCTAssertEqual(ids, [next.id, twice.id, older.id])
     }
+
+    /// The record of a job by id, as `GET /api/jobs/ID` asks for it (a message, answered off the caller).
+    private func lookUp(_ dispatcher: JobDispatcher, _ id: String) -> Result<JobRecord, EngineError>? {
+        let answer = Locked<EngineReply?>(nil)
+        dispatcher.send(.job(id)) { reply in answer.withLock { $0 = reply } }
+        guard case .job(let result) = waitFor(answer) else { return nil }
+        return result
+    }
+
+    private func waitFor(_ answer: Locked<EngineReply?>) -> EngineReply? {
+        XCTAssertTrue(poll(timeout: 20) { answer.value != nil }, "no answer")
+        return answer.value
+    }
+
+    func testAnArchivedJobIsReadableByIdAndItsPageSaysItsResultsAreGone() throws {
+        let directory = makeTemporaryDirectory()
+        let fixture = makeFixture(
+            testConfiguration(workers: 1, retainedFinishedJobs: 1), runners: runners(), folder: directory, history: store(directory))
+        var done: [JobRecord] = []
+        for tag in ["a", "b", "c", "d", "e"] {
+            let job = try fixture.startJob(.search, tag: tag)
+            done.append(try XCTUnwrap(fixture.recorder.waitForTerminal(job.id)))
+        }
+        XCTAssertNil(fixture.dispatcher.job(done[0].id.rawValue), "the first search left memory")
+        for record in done {
+            XCTAssertEqual(lookUp(fixture.dispatcher, record.id.rawValue)?.value, record, "in memory or archived, by id")
+        }
+        let page = Locked<EngineReply?>(nil)
+        fixture.dispatcher.send(.page(job: done[1].id.rawValue, offset: 0, limit: 10)) { reply in page.withLock { $0 = reply } }
+        guard case .page(.failure(let error)) = waitFor(page) else { return XCTFail("an archived job's page is refused") }
+        XCTAssertEqual(error.code, .gone)
+        XCTAssertTrue(error.message.contains("archived"), error.message)
+        XCTAssertEqual(lookUp(fixture.dispatcher, "j-neverexisted")?.error?.code, .notFound)
+    }
 }

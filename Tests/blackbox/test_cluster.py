@@ -213,7 +213,7 @@ def test_finished_searches_matches_in_redis_are_bounded_in_bytes(herald_factory,
         status, page = peer.json("GET", f"/api/jobs/{newer}/results?limit=5")
         assert status == 200 and page["total"] > 0, page
         status, gone = peer.json("GET", f"/api/jobs/{older}/results?limit=5")
-        assert status == 404 and gone["code"] == "not_found" and "no longer kept" in gone["message"], gone
+        assert status == 410 and gone["code"] == "gone" and "no longer kept" in gone["message"], gone
     total = int(cluster.redis.command("GET", "herald:resultbytestotal"))
     assert total == int(cluster.redis.command("HGET", "herald:resultbytes", newer)) > 0, "only the newest's bytes count"
     assert cluster.redis.command("EXISTS", f"herald:results:{older}") == 0

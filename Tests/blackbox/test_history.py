@@ -61,7 +61,9 @@ def test_history_pages_filters_and_restart(herald_factory):
     assert {job["id"]: job for job in jobs if job["id"] in started[-2:]} == {job["id"]: job for job in listing["jobs"]}
     archived = next(job for job in jobs if job["id"] == started[0])
     assert archived["state"] == "succeeded" and archived["summary"]["count"] == 1000
-    assert herald.json("GET", f"/api/jobs/{started[0]}")[0] == 404, "archived jobs are listed, not looked up by id"
+    assert herald.json("GET", f"/api/jobs/{started[0]}") == (200, archived), "an archived job is read by id as it is listed"
+    status, gone = herald.json("GET", f"/api/jobs/{started[0]}/results?limit=5")
+    assert status == 410 and gone["code"] == "gone" and "archived" in gone["message"], gone
 
     assert ids(every_page(herald, kind="fetch")) == newest_first[:2]
     assert ids(every_page(herald, kind="sort,fetch", limit=3)) == newest_first

@@ -76,6 +76,29 @@ def test_busy_is_409_and_cancel_is_202(herald_factory):
     assert status == 409 and again["code"] == "not_cancellable"
 
 
+def test_every_job_history_lists_is_readable_by_id(herald_factory):
+    herald = herald_factory("--recent-jobs", "1", "--kept-results-bytes", "1")
+    ids = []
+    for query in ("needle", "alpha", "omega"):
+        status, job = herald.json("POST", "/api/jobs", {"kind": "search", "params": {"query": query}})
+        assert status == 202, job
+        wait_for(lambda: finished(herald, job["id"]), what=f"search {query}")
+        ids.append(job["id"])
+    status, history = herald.json("GET", "/api/jobs?limit=200")
+    assert status == 200 and set(ids) <= {j["id"] for j in history["jobs"]}
+    for job_id in ids:
+        status, job = herald.json("GET", f"/api/jobs/{job_id}")
+        assert status == 200 and job["id"] == job_id and job["state"] == "succeeded", (job_id, job)
+    # The first two left memory: their record stays readable, their matches are said to be gone.
+    for job_id in ids[:2]:
+        status, page = herald.json("GET", f"/api/jobs/{job_id}/results?offset=0&limit=5")
+        assert status == 410 and page["code"] == "gone" and job_id in page["message"], page
+    status, page = herald.json("GET", f"/api/jobs/{ids[2]}/results?offset=0&limit=5")
+    assert status == 200 and page["total"] == 1000, "the newest keeps its matches, whatever the byte bound"
+    status, body = herald.json("GET", "/api/jobs/j-neverseen")
+    assert status == 404 and body["code"] == "not_found"
+
+
 def test_token_guards_mutations(herald_factory):
     herald = herald_factory("--token", "s3cret")
     status, body = herald.json("POST", "/api/jobs", {"kind": "fetch"})

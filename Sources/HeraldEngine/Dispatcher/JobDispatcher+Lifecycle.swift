@@ -312,37 +312,37 @@ extension JobDispatcher {
     }
 
     /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten
-    /// here and go to the history archive (a history page still finds them). So are the oldest
-    /// finished jobs that keep results, while those results weigh more than `keptResultBytes` (the
-    /// newest such job always stays): a search keeps up to `--max-results` matches and a fetch none,
-    /// so a bound on the number of jobs alone lets their memory wander by megabytes with the mix.
+    /// here and go to the history archive (a history page, and a look-up by id, still find them).
+    /// Results are bounded apart from jobs: while the finished jobs' results weigh more than
+    /// `keptResultBytes`, the oldest finished jobs' results are dropped (the newest such job always
+    /// keeps its own) and the jobs stay, in snapshots too, so a viewer still learns how they ended;
+    /// a page of their results says they were dropped. A search keeps up to `--max-results`
+    /// matches and a fetch none, so a bound on the number of jobs alone lets their memory wander
+    /// by megabytes with the mix.
     func forgetOldJobs() {
         // A finished job that an unfinished one still waits for must be kept, or the dependent
         // could no longer tell that it succeeded.
         let pinned = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
         let finished = order.filter { jobs[$0]?.state.isTerminal == true && !pinned.contains($0) }
         let excess = max(0, finished.count - configuration.retainedFinishedJobs)
-        var leaving = Set(finished.prefix(excess))
-        var keptBytes = streamedResults.totalBytes - leaving.reduce(0) { $0 + streamedResults.bytes(of: $1) }
-        if keptBytes > configuration.keptResultBytes {
-            let holders = finished.dropFirst(excess).filter { streamedResults.bytes(of: $0) > 0 }.dropLast()
-            for id in holders where keptBytes > configuration.keptResultBytes {
-                keptBytes -= streamedResults.bytes(of: id)
-                leaving.insert(id)
+        let leaving = Set(finished.prefix(excess))
+        if !leaving.isEmpty {
+            // Their final records, oldest first: the history store archives them.
+            let records = finished.prefix(excess).compactMap { jobs[$0] }
+            order.removeAll { leaving.contains($0) }
+            let files = logFiles
+            DispatchQueue.global(qos: .utility).async { files.remove(leaving) }
+            for id in leaving {
+                jobs.removeValue(forKey: id)
+                streamedResults.remove(id)
             }
+            history?.forget(records)
         }
-        guard !leaving.isEmpty else { return }
-        let dropped = leaving
-        // Their final records, oldest first: the history store archives them.
-        let records = finished.filter { dropped.contains($0) }.compactMap { jobs[$0] }
-        order.removeAll { dropped.contains($0) }
-        let files = logFiles
-        DispatchQueue.global(qos: .utility).async { files.remove(dropped) }
-        for id in dropped {
-            jobs.removeValue(forKey: id)
-            streamedResults.remove(id)
+        guard streamedResults.totalBytes > configuration.keptResultBytes else { return }
+        let holders = finished.dropFirst(excess).filter { streamedResults.bytes(of: $0) > 0 }.dropLast()
+        for id in holders where streamedResults.totalBytes > configuration.keptResultBytes {
+            streamedResults.drop(id)
         }
-        history?.forget(records)
     }
 
     /// Gives the event its number, logs it, and hands it to every subscriber, in order.

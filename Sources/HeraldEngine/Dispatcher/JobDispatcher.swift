@@ -147,6 +147,10 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             readHistory(query) { reply(.history($0)) }
             return
         }
+        if case .job(let id) = request {
+            lookUpJob(id) { reply(.job($0)) }
+            return
+        }
         queue.async { [self] in
             // Every event before the request reaches subscribers before its reply (a snapshot at
             // seq S follows every event up to S). Events the request causes (a start's `queued`,
@@ -288,48 +292,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         }
         done.wait()
         return result.withLock { $0! }
-    }
-
-    /// Reads a page of a job's results (sorted values for `sort`, streamed matches for `search`):
-    /// the job is looked up on `queue`, the file is read on a global queue, so neither the caller nor
-    /// the dispatcher waits for the disk. `reply` runs on that global queue. Thread: any.
-    func readPage(job id: String, offset: Int, limit: Int, reply: @escaping @Sendable (Result<ResultPage, EngineError>) -> Void) {
-        guard offset >= 0 else { return reply(.failure(.badRequest(field: "offset", "must be 0 or more"))) }
-        guard (1...10_000).contains(limit) else { return reply(.failure(.badRequest(field: "limit", "must be from 1 to 10000"))) }
-        queue.async { [self] in
-            guard let record = jobs[JobID(id)] else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
-            let streamed = streamedResults[record.id]
-            let runner = runners[record.kind]
-            let environment = environment
-            if runner is CommandRunner {
-                // A command job pages its kept log: from memory while it runs or is being written,
-                // else from its file, read off the queue.
-                if let kept = running[record.id]?.context.log ?? retryLogs[record.id] ?? unwrittenLogs[record.id] {
-                    return reply(.success(Self.logPage(kept, offset: offset, limit: limit)))
-                }
-                let logs = logFiles
-                return DispatchQueue.global(qos: .userInitiated).async {
-                    let (first, lines) = logs.read(record.id)
-                    reply(.success(Self.logPage(LogKeeper(lines: lines, first: first), offset: offset, limit: limit)))
-                }
-            }
-            DispatchQueue.global(qos: .userInitiated).async {
-                do throws(EngineError) {
-                    if let runner, let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment) {
-                        return reply(.success(page))
-                    }
-                } catch {
-                    return reply(.failure(error))
-                }
-                let slice = offset < streamed.count ? Array(streamed[offset..<min(streamed.count, offset + limit)]) : []
-                reply(.success(ResultPage(offset: offset, total: streamed.count, values: slice)))
-            }
-        }
-    }
-
-    static func logPage(_ kept: LogKeeper, offset: Int, limit: Int) -> ResultPage {
-        let (first, total, lines) = kept.page(offset: offset, limit: limit)
-        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true, first: first)
     }
 
     /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, waits

@@ -15,6 +15,9 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case leaseLost = "lease_lost"
     /// A worker's `hello` names a kind whose params differ from the server's declaration.
     case kindMismatch = "kind_mismatch"
+    /// The job is known but what was asked of it is no longer kept: the matches of a finished job
+    /// dropped for `--kept-results-bytes`, or the results and log of an archived job.
+    case gone
     case internalError = "internal"
     /// The server cannot do it now, but will again: a cluster node that cannot reach Redis, or a
     /// page of a job held by a node that is gone.
@@ -26,6 +29,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         case .badJSON, .badRequest, .unknownType, .unknownKind: return 400
         case .unauthorized: return 401
         case .notFound: return 404
+        case .gone: return 410
         case .busy, .notCancellable, .leaseLost, .kindMismatch: return 409
         case .tooLarge: return 413
         case .rateLimited: return 429

@@ -66,4 +66,43 @@ extension HistoryArchive {
             }
         }
     }
+
+    /// The archived record of one job, or nil: newest segments first, each searched for the job's
+    /// id as it is written (`"id":"…"`) before any line is parsed, so a look-up parses one line.
+    static func find(_ id: JobID, in view: View) -> JobRecord? {
+        guard view.current > 0 else { return nil }
+        let needle = Array("\"id\":\"\(id.rawValue)\"".utf8)
+        for number in (view.closed + [view.current]).reversed() {
+            let isCurrent = number == view.current
+            let url = view.folder.appendingPathComponent(name(number))
+            guard let handle = try? FileHandle(forReadingFrom: url) else { continue }
+            let data = (try? (isCurrent ? handle.read(upToCount: view.currentBytes) : handle.readToEnd())) ?? nil
+            try? handle.close()
+            let bytes = [UInt8](data ?? Data())
+            var from = bytes.startIndex
+            while let hit = firstRange(of: needle, in: bytes, from: from) {
+                let start = bytes[..<hit].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? bytes.startIndex
+                let end = bytes[hit...].firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+                if let value = try? JSONParser.parse(Array(bytes[start..<end]), maxDepth: 64), let record = JobRecord(json: value),
+                    record.id == id
+                {
+                    return record
+                }
+                from = hit + 1
+            }
+        }
+        return nil
+    }
+
+    /// Where `needle` first occurs in `bytes` at or after `from`.
+    private static func firstRange(of needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, bytes.count - from >= needle.count else { return nil }
+        var index = from
+        while index <= bytes.count - needle.count {
+            guard let candidate = bytes[index...(bytes.count - needle.count)].firstIndex(of: first) else { return nil }
+            if bytes[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+            index = candidate + 1
+        }
+        return nil
+    }
 }

@@ -231,6 +231,18 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
+    /// The archived record of a job that left memory, or nil; `reply` runs on a global queue. Like
+    /// `page`, it sees the archive once every `forget` sent before it was written, so a job the
+    /// dispatcher no longer holds is found here. Thread: any; never waits.
+    func find(_ id: JobID, reply: @escaping @Sendable (JobRecord?) -> Void) {
+        io.async { [self] in
+            let view = archive?.view()
+            DispatchQueue.global(qos: .userInitiated).async {
+                reply(view.flatMap { HistoryArchive.find(id, in: $0) })
+            }
+        }
+    }
+
     /// The sizes the bounds are about, for tests and tools: the journal's bytes now, and each
     /// archive segment's. Thread: any but `io`; waits for `io`.
     func diskUsage() -> (journalBytes: Int, compactions: Int, archiveSegments: [Int: Int]) {
