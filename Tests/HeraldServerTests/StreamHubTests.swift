@@ -610,6 +610,25 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.written(2).end, .close(code: 4009, reason: "worker lease expired"))
     }
 
+    func testAReportWhileALostLeasesConnectionClosesIsAnsweredLeaseLost() {
+        var harness = Harness()
+        harness.connectLive(1)
+        harness.send(1, Self.hello)
+        _ = harness.take()
+        harness.deliver([.worker(1, .accepted(name: "gpu-1", lease: 30)), .worker(1, .drop(reason: "worker lease expired"))])
+        // Before the close frame is out, the worker reports on its run, and beats.
+        harness.send(1, #"{"type":"progress","job":"j-a","attempt":2,"completed":1,"total":4}"#)
+        harness.send(1, #"{"type":"beat"}"#)
+        XCTAssertTrue(harness.take().allSatisfy { if case .workerReport = $0 { return false } else { return true } })
+        let written = harness.written(1)
+        let refusal = written.messages.last
+        XCTAssertEqual(refusal?["code"], "lease_lost", "not unauthorized, not silence: \(written.messages)")
+        XCTAssertEqual(refusal?["job"], "j-a")
+        XCTAssertEqual(refusal?["attempt"], 2)
+        XCTAssertEqual(written.messages.filter { $0["type"] == "error" }.count, 1, "a beat is about no run: no answer")
+        XCTAssertEqual(written.end, .close(code: 4009, reason: "worker lease expired"))
+    }
+
     // MARK: - Keepalive
 
     /// The connection ids among `actions` asked to write, and those dropped.

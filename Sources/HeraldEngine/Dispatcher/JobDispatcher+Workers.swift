@@ -14,7 +14,10 @@ extension JobDispatcher {
     }
 
     public func detachWorker(_ session: WorkerSession) {
-        queue.async { [self] in detachOnQueue(session, because: "its connection closed") }
+        queue.async { [self] in
+            expiredWorkers[session] = nil
+            detachOnQueue(session, because: "its connection closed")
+        }
     }
 
     /// The lease in whole seconds, as workers are told it.
@@ -76,8 +79,18 @@ extension JobDispatcher {
 
     private func reportOnQueue(_ session: WorkerSession, _ report: WorkerReport) {
         dispatchPrecondition(condition: .onQueue(queue))
-        // A report after the worker was dropped (its lease ran out) is not taken; it is closed.
-        guard let directives = workerDirectives[session] else { return }
+        guard let directives = workerDirectives[session] else {
+            // The worker's lease ran out and its connection is being closed: a report on a run is
+            // refused like any other about an attempt the worker no longer holds.
+            if let expired = expiredWorkers[session], let (job, attempt) = report.target {
+                statistics.staleReports += 1
+                expired(
+                    .error(
+                        EngineError(.leaseLost, "attempt \(attempt) of job \(job) is not this worker's any more: its lease ran out; stop it"),
+                        job: job, attempt: attempt))
+            }
+            return
+        }
         workerPool.heard(session, now: monotonicSeconds())
         guard let (job, attempt) = report.target else {
             if report == .drain {
@@ -209,8 +222,10 @@ extension JobDispatcher {
         let lease = configuration.workerLeaseSeconds
         for session in workerPool.expired(now: monotonicSeconds(), lease: lease) {
             let reason = "no message for \(Self.shortSeconds(lease)) s"
-            workerDirectives[session]?(.drop(reason: "worker lease expired: \(reason)"))
+            let directives = workerDirectives[session]
+            directives?(.drop(reason: "worker lease expired: \(reason)"))
             detachOnQueue(session, because: reason)
+            expiredWorkers[session] = directives
         }
     }
 }

@@ -82,6 +82,9 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var workerPool = WorkerPool()
     /// How to reach each attached worker (the server's connection). Confined to `queue`.
     var workerDirectives: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
+    /// Workers dropped for their lease whose connection has not closed yet, and how to reach them:
+    /// their reports are answered `lease_lost`. Confined to `queue`.
+    var expiredWorkers: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
     /// The list the last `workers` event carried (`emitWorkersIfChanged`). Confined to `queue`.
     var lastEmittedWorkers: [WorkerInfo] = []
     /// Checks workers' leases while any is attached. Confined to `queue`.

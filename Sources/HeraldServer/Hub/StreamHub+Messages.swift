@@ -10,8 +10,14 @@ extension StreamHub {
         connection.lastHeard = now
         connection.pingAskedAt = nil
         // Closing (1009 below): what is still arriving is read and dropped, so the transport stays in
-        // step with the frames and the close frame goes out at the next writable callback.
-        if connection.pendingClose != nil { return }
+        // step with the frames and the close frame goes out at the next writable callback. A worker
+        // whose lease ran out is still told that each run it reports on is no longer its own.
+        if let closing = connection.pendingClose {
+            if closing.code == Self.leaseExpiredCloseCode, isFinal, connection.inbound.isEmpty, !isBinary {
+                refuseReportAfterLeaseExpired(Array(bytes), from: connection, into: &actions)
+            }
+            return
+        }
         if connection.inbound.isEmpty { connection.inboundIsBinary = isBinary }
         let limit = connection.isEcho ? configuration.echoMaxMessageBytes : configuration.maxMessageBytes
         guard connection.inbound.count + bytes.count <= limit else {

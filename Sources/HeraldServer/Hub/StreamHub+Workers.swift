@@ -50,6 +50,16 @@ extension StreamHub {
         actions.append(.workerReport(connection.id, report))
     }
 
+    /// A message from a worker whose lease ran out, while its connection closes (4009): a report on
+    /// a run is answered `lease_lost` (docs/workers.md promises it for every report of an attempt the
+    /// worker no longer holds), so a worker in any language kills that run; anything else is dropped.
+    mutating func refuseReportAfterLeaseExpired(_ message: [UInt8], from connection: HubConnection, into actions: inout [HubAction]) {
+        guard case .success(.worker(let report)) = CommandDecoder.decode(message), let (job, attempt) = report.target else { return }
+        metrics.countCommand(report.typeName, outcome: ErrorCode.leaseLost.rawValue)
+        let error = EngineError(.leaseLost, "attempt \(attempt) of job \(job) is not this worker's any more: its lease ran out; stop it")
+        if let bytes = WorkerDirective.error(error, job: job, attempt: attempt).json { reply(connection, bytes, into: &actions) }
+    }
+
     /// One directive from the engine for a worker's connection.
     mutating func direct(_ id: ConnectionID, _ directive: WorkerDirective, into actions: inout [HubAction]) {
         guard let connection = connections[id] else { return }

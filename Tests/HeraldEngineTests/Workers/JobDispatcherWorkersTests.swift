@@ -174,6 +174,25 @@ final class JobDispatcherWorkersTests: XCTestCase {
         XCTAssertEqual(fixture.dispatcher.currentStatistics().workersConnected, 0)
     }
 
+    func testAReportBetweenALeasesEndAndItsConnectionClosingIsAnsweredLeaseLost() throws {
+        let fixture = makeWorkerFixture(lease: 0.3)
+        let silent = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertNotNil(silent.assignment(of: job.id))
+        XCTAssertNotNil(silent.wait("a drop") { if case .drop = $0 { return true } else { return nil } })
+        // The connection has not closed yet: the worker wakes up and reports on its run.
+        fixture.dispatcher.workerSent(WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 1, total: 2, message: nil)))
+        let refused = silent.error(about: job.id)
+        XCTAssertEqual(refused?.code, .leaseLost, "not silence: the worker must learn to kill that run")
+        XCTAssertTrue(refused?.message.contains("lease ran out") == true, refused?.message ?? "")
+        // Once the connection closed, the session is forgotten: nothing more is said on it.
+        fixture.dispatcher.detachWorker(WorkerSession(1))
+        let told = fixture.dispatcher.currentStatistics().staleReports
+        fixture.dispatcher.workerSent(WorkerSession(1), .beat)
+        fixture.dispatcher.workerSent(WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 2, message: nil)))
+        XCTAssertEqual(fixture.dispatcher.currentStatistics().staleReports, told)
+    }
+
     func testBeatsKeepALeaseAlive() throws {
         let fixture = makeWorkerFixture(lease: 0.3)
         let busy = attach(fixture, 1, name: "gpu-1")
