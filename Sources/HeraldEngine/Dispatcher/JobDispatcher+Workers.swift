@@ -86,7 +86,8 @@ extension JobDispatcher {
                 statistics.staleReports += 1
                 expired(
                     .error(
-                        EngineError(.leaseLost, "attempt \(attempt) of job \(job) is not this worker's any more: its lease ran out; stop it"),
+                        EngineError(
+                            .leaseLost, "attempt \(attempt) of job \(job) is not this worker's any more: its lease ran out; stop it"),
                         job: job, attempt: attempt))
             }
             return

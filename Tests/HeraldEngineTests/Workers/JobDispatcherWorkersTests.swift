@@ -181,7 +181,8 @@ final class JobDispatcherWorkersTests: XCTestCase {
         XCTAssertNotNil(silent.assignment(of: job.id))
         XCTAssertNotNil(silent.wait("a drop") { if case .drop = $0 { return true } else { return nil } })
         // The connection has not closed yet: the worker wakes up and reports on its run.
-        fixture.dispatcher.workerSent(WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 1, total: 2, message: nil)))
+        fixture.dispatcher.workerSent(
+            WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 1, total: 2, message: nil)))
         let refused = silent.error(about: job.id)
         XCTAssertEqual(refused?.code, .leaseLost, "not silence: the worker must learn to kill that run")
         XCTAssertTrue(refused?.message.contains("lease ran out") == true, refused?.message ?? "")
@@ -189,7 +190,8 @@ final class JobDispatcherWorkersTests: XCTestCase {
         fixture.dispatcher.detachWorker(WorkerSession(1))
         let told = fixture.dispatcher.currentStatistics().staleReports
         fixture.dispatcher.workerSent(WorkerSession(1), .beat)
-        fixture.dispatcher.workerSent(WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 2, message: nil)))
+        fixture.dispatcher.workerSent(
+            WorkerSession(1), .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 2, message: nil)))
         XCTAssertEqual(fixture.dispatcher.currentStatistics().staleReports, told)
     }
 
