@@ -1,15 +1,11 @@
 // Herald dashboard — the client's copy of command jobs' output: the lines of `log` events, per job, and
 // older lines loaded with `page` (docs/protocol.md). No DOM here.
 //
-// A job's buffer holds a contiguous run of its kept log. `start` is the server's offset of the buffer's first
-// line (offsets count from the oldest line the server keeps), or null until a page reply tells it: the
-// buffer's first line is at `total - span`, where span counts the lines streamed into the buffer plus those
-// a `log` event said it skipped (they are in the kept log all the same). Each reply is read in its own
-// frame (`total` then), so lines falling off the front between two asks do not matter.
-// One race is left: a page of a running job may count lines whose `log` event has not reached us yet
-// (they are batched); a tab that did not see the job start then shows those few lines twice at the seam.
-// Log events do not carry line numbers, so the client cannot tell; a job seen from its start, or one
-// that ended, is exact.
+// A job's buffer holds a contiguous run of its kept log. Every line carries `n`, its number in the job's
+// kept log as the server counts it: a `log` event says the number of its first line (`first`), and a page
+// reply's line at `offset` is number `first + offset` of that reply. So paged and streamed lines join
+// exactly: a page adds only the lines before the buffer's first, an event only the lines after its last,
+// whatever arrived first (a page of a running job may hold lines whose event is still on its way).
 (function () {
   'use strict';
   const Herald = (window.Herald = window.Herald || {});
@@ -31,27 +27,41 @@
   class LogBuffer {
     constructor(job) {
       this.job = job;
-      this.lines = []; // {stream, text, skipped?}
-      this.start = null; // the server's offset of lines[0], once known
-      this.streamed = 0; // real lines in `lines` (markers for skipped lines not counted)
-      this.span = 0; // lines of the kept log the buffer covers: real lines plus the skipped ones
+      this.lines = []; // {stream, text, n} and notes {stream: 'note', text, skipped} for lines not streamed
+      this.first = null; // the number of the oldest line the server keeps, as the last page reply said
+      this.end = null; // with no line yet: the number the next line gets, as the last page reply said
+      this.streamed = 0; // real lines in `lines` (notes not counted)
       this.generation = 0; // changes whenever lines were removed or put in front (views redraw)
       this.olderKnownNone = false; // the buffer begins at the oldest kept line
     }
 
-    append(lines, skipped) {
-      for (const line of lines) this.lines.push(line);
-      this.streamed += lines.length;
-      this.span += lines.length + skipped;
+    // The number of the buffer's first line; with none yet, of the line it will begin with; or null.
+    edge() {
+      for (const line of this.lines) if (typeof line.n === 'number') return line.n;
+      return this.end;
+    }
+
+    last() {
+      for (let i = this.lines.length - 1; i >= 0; i -= 1) if (typeof this.lines[i].n === 'number') return this.lines[i].n;
+      return null;
+    }
+
+    // The server's offset of the buffer's first line, once a page reply told where its kept log begins.
+    get start() {
+      const edge = this.edge();
+      return edge === null || this.first === null ? null : Math.max(0, edge - this.first);
+    }
+
+    append(lines, skipped, first) {
+      const last = this.last();
+      const numbered = lines.map((line, i) => ({ stream: line.stream, text: line.text, n: first + i }));
+      const fresh = last === null ? numbered : numbered.filter((line) => line.n > last);
+      for (const line of fresh) this.lines.push(line);
+      this.streamed += fresh.length;
       if (skipped > 0) this.lines.push({ stream: 'note', text: skipped + ' lines came too fast to stream', skipped });
       if (this.lines.length > MAX_LINES_PER_JOB) {
-        const drop = this.lines.length - MAX_LINES_PER_JOB;
-        const removed = this.lines.splice(0, drop);
-        const dropped = removed.filter((line) => line.stream !== 'note').length;
-        const covered = removed.reduce((sum, line) => sum + (line.stream === 'note' ? line.skipped : 1), 0);
-        this.streamed -= dropped;
-        this.span -= covered;
-        if (this.start !== null) this.start += covered;
+        const removed = this.lines.splice(0, this.lines.length - MAX_LINES_PER_JOB);
+        this.streamed -= removed.filter((line) => line.stream !== 'note').length;
         this.olderKnownNone = false;
         this.generation += 1;
       }
@@ -59,31 +69,35 @@
 
     // The range to ask for to go further back: {offset, limit}, or null when nothing older is kept.
     olderRange(pageSize) {
-      if (this.start === null) return { offset: 0, limit: pageSize }; // the reply tells where we are
-      if (this.start <= 0) return null;
-      const offset = Math.max(0, this.start - pageSize);
-      return { offset, limit: this.start - offset };
+      if (this.olderKnownNone) return null;
+      const edge = this.edge();
+      if (edge === null || this.first === null) return { offset: 0, limit: pageSize }; // the reply tells where we are
+      const before = edge - this.first;
+      if (before <= 0) return null;
+      const offset = Math.max(0, before - pageSize);
+      return { offset, limit: before - offset };
     }
 
-    // A page reply: lines [offset, offset + lines.length) of `total`. Returns 'prepended', 'calibrated'
-    // (nothing adjoined our lines; ask again with olderRange) or 'none' (nothing older).
-    applyPage(offset, lines, total) {
+    // A page reply: lines [offset, offset + lines.length) of `total`, the oldest kept being number `first`.
+    // Returns 'prepended', 'calibrated' (nothing adjoined our lines; ask again with olderRange) or 'none'
+    // (nothing older).
+    applyPage(offset, lines, total, first) {
       if (typeof total !== 'number' || typeof offset !== 'number') return 'none';
-      const start = Math.max(0, total - this.span);
-      this.start = start;
-      if (start === 0) {
+      this.first = typeof first === 'number' ? first : 0;
+      if (this.edge() === null || this.lines.every((line) => typeof line.n !== 'number')) this.end = this.first + total;
+      const before = this.edge() - this.first; // how many kept lines come before ours
+      if (before <= 0) {
         this.olderKnownNone = true;
         return 'none';
       }
-      if (offset >= start) return 'calibrated';
-      const end = offset + lines.length;
-      if (end < start) return lines.length === 0 ? 'none' : 'calibrated'; // a hole between: ask for what adjoins
-      const older = cleanLines(lines).slice(0, start - offset);
+      if (offset >= before) return 'calibrated';
+      if (offset + lines.length < before) return lines.length === 0 ? 'none' : 'calibrated'; // a hole between
+      const older = cleanLines(lines)
+        .slice(0, before - offset)
+        .map((line, i) => ({ stream: line.stream, text: line.text, n: this.first + offset + i }));
       if (older.length === 0) return 'none';
       this.lines = older.concat(this.lines);
       this.streamed += older.length;
-      this.span += older.length;
-      this.start = offset;
       this.olderKnownNone = offset === 0;
       this.generation += 1;
       return 'prepended';
@@ -114,11 +128,12 @@
       return this.buffers.has(job);
     }
 
-    // A job seen from its creation: its log starts at offset 0.
+    // A job seen from its creation: its log starts at line 0.
     sawCreated(job) {
       const buffer = this.get(job);
       if (buffer.lines.length === 0) {
-        buffer.start = 0;
+        buffer.first = 0;
+        buffer.end = 0;
         buffer.olderKnownNone = true;
       }
     }
@@ -129,7 +144,9 @@
       const lines = cleanLines(message.lines);
       const skipped = typeof message.skipped === 'number' && message.skipped > 0 ? message.skipped : 0;
       if (lines.length === 0 && skipped === 0) return;
-      this.get(message.job).append(lines, skipped);
+      const buffer = this.get(message.job);
+      const first = typeof message.first === 'number' && message.first >= 0 ? message.first : (buffer.last() ?? -1) + 1;
+      buffer.append(lines, skipped, first);
       this.listener(message.job);
     }
 

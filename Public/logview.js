@@ -251,7 +251,7 @@
           setText(this.note, 'Older lines are not available from this server; new lines show as they come.');
           this.drawOlder(buffer);
         } else if (reply.type === 'page') {
-          const outcome = buffer.applyPage(reply.offset, Array.isArray(reply.lines) ? reply.lines : [], reply.total);
+          const outcome = buffer.applyPage(reply.offset, Array.isArray(reply.lines) ? reply.lines : [], reply.total, reply.first);
           setText(this.note, '');
           this.draw();
           if (outcome === 'calibrated') this.loadOlder(tries - 1);

@@ -23,7 +23,7 @@ struct ClusterAppend {
         switch event.event {
         case .results(_, let items):
             output = [Array("results".utf8), Array(String(settings.maxResults).utf8), bound] + items.map { JSONWriter.encode($0) }
-        case .log(_, let lines, _):
+        case .log(_, let lines, _, _):
             output = [Array("log".utf8), Array(String(settings.keptLogLines).utf8), bound] + lines.map { JSONWriter.encode($0.json) }
         default:
             output = [[], Array("0".utf8), bound]
@@ -34,7 +34,7 @@ struct ClusterAppend {
     static func job(of event: EngineEvent) -> JobID? {
         switch event {
         case .job(let record): return record.id
-        case .progress(let job, _), .results(let job, _), .log(let job, _, _): return job
+        case .progress(let job, _), .results(let job, _), .log(let job, _, _, _): return job
         case .news, .workers: return nil
         }
     }

@@ -14,7 +14,7 @@ extension ClusterEngine {
         floodedLogs.withLock { flooded in
             for event in batch {
                 switch event.event {
-                case .log(let job, _, let skipped) where skipped > 0:
+                case .log(let job, _, let skipped, _) where skipped > 0:
                     flooded.insert(job)
                 case .job(let record) where record.state.isTerminal:
                     if flooded.remove(record.id) != nil { ended.append(record.id) }

@@ -31,7 +31,7 @@ final class WireDecoderErrorTests: XCTestCase {
         "progress": .progress(job: JobID("j-x"), JobProgress(completed: 1, total: 2)),
         "results": .results(job: JobID("j-x"), items: [1]),
         "news": .news(revision: 1, items: [NewsItem(id: "n1-1", time: 3, headline: "h")]),
-        "log": .log(job: JobID("j-x"), lines: [LogLine(stream: .stdout, text: "t")], skipped: 2),
+        "log": .log(job: JobID("j-x"), lines: [LogLine(stream: .stdout, text: "t")], skipped: 2, first: 7),
         "workers": .workers([WorkerInfo(name: "w", kinds: ["k"], slots: 1, busy: 0, draining: false)]),
     ]
 

@@ -63,9 +63,9 @@ final class WireDecoderTests: XCTestCase {
             .news(
                 revision: Int64.max,
                 items: [NewsItem(id: "", time: -1, headline: "\"quoted\""), NewsItem(id: "n1-1", time: 0, headline: "")]))
-        try assertRoundTrip(.log(job: JobID("j-1"), lines: [], skipped: 0))
+        try assertRoundTrip(.log(job: JobID("j-1"), lines: [], skipped: 0, first: 0))
         try assertRoundTrip(
-            .log(job: JobID("j-1"), lines: [LogLine(stream: .stderr, text: "\r"), LogLine(stream: .stdout, text: "")], skipped: Int.max))
+            .log(job: JobID("j-1"), lines: [LogLine(stream: .stderr, text: "\r"), LogLine(stream: .stdout, text: "")], skipped: Int.max, first: 12_345))
         try assertRoundTrip(.workers([]))
         try assertRoundTrip(
             .workers([
@@ -81,7 +81,7 @@ final class WireDecoderTests: XCTestCase {
             #"{"type":"progress","seq":3,"ts":1795974200007831,"job":"j-yhynw67bh0f7","completed":93,"total":93,"fraction":1,"message":"scanning","rate":null,"eta":null}"#,
             #"{"type":"results","seq":4,"ts":1795974200007910,"job":"j-yhynw67bh0f7","items":[{"file":"notes1.txt","line":2,"text":"The needle is here"}]}"#,
             #"{"type":"news","seq":9,"ts":1,"revision":2,"items":[{"id":"n2-1","time":1795974200007,"headline":"Hello"}]}"#,
-            #"{"type":"log","seq":10,"ts":2,"job":"j-a","lines":[{"stream":"stderr","text":"oops"}],"skipped":4}"#,
+            #"{"type":"log","seq":10,"ts":2,"job":"j-a","first":120,"lines":[{"stream":"stderr","text":"oops"}],"skipped":4}"#,
             #"{"type":"workers","seq":11,"ts":3,"workers":[{"name":"w1","kinds":["encode"],"slots":2,"busy":1,"draining":false}]}"#,
         ]
         for line in lines {

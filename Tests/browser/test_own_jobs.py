@@ -312,34 +312,45 @@ def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser)
         const lines = (from, to) => Array.from({ length: to - from }, (_, i) => ({ stream: (from + i) % 3 ? 'stdout' : 'stderr', text: 'line ' + (from + i) }));
         const book = new Herald.LogBook();
         // A tab that opened late: it streamed lines 1000..1049 of a job whose log holds 1050 lines by now.
-        book.applyEvent({ type: 'log', job: 'j-late', lines: lines(1000, 1050) });
+        book.applyEvent({ type: 'log', job: 'j-late', first: 1000, lines: lines(1000, 1050) });
         const buffer = book.get('j-late');
         const steps = [];
         let range = buffer.olderRange(200);
         steps.push(range);
-        // The first ask cannot know where it is: the reply's total tells; 0..199 do not adjoin 1000.
-        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1050));
+        // The first ask cannot know where it is: the reply's first and total tell; 0..199 do not adjoin 1000.
+        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1050, 0));
         range = buffer.olderRange(200);
         steps.push(range);
         // More lines streamed meanwhile: the reply counts them in its total.
-        book.applyEvent({ type: 'log', job: 'j-late', lines: lines(1050, 1060) });
-        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1060));
+        book.applyEvent({ type: 'log', job: 'j-late', first: 1050, lines: lines(1050, 1060) });
+        steps.push(buffer.applyPage(range.offset, lines(range.offset, range.offset + range.limit), 1060, 0));
         range = buffer.olderRange(200);
         steps.push(range);
         const texts = buffer.lines.map((l) => l.text);
         // A job seen from its start has nothing older to ask for.
         book.sawCreated('j-new');
-        book.applyEvent({ type: 'log', job: 'j-new', lines: lines(0, 5), skipped: 7 });
+        book.applyEvent({ type: 'log', job: 'j-new', first: 0, lines: lines(0, 5), skipped: 7 });
         const fresh = book.get('j-new');
-        // Lines a log event skipped are in the kept log: they count where the streamed lines are.
-        book.applyEvent({ type: 'log', job: 'j-flood', lines: lines(500, 510), skipped: 90 });
-        book.applyEvent({ type: 'log', job: 'j-flood', lines: lines(600, 610) });
+        // Lines a log event skipped are in the kept log: the next event's first counts them.
+        book.applyEvent({ type: 'log', job: 'j-flood', first: 500, lines: lines(500, 510), skipped: 90 });
+        book.applyEvent({ type: 'log', job: 'j-flood', first: 600, lines: lines(600, 610) });
         const flood = book.get('j-flood');
-        const floodOutcome = flood.applyPage(0, lines(0, 200), 610);
+        const floodOutcome = flood.applyPage(0, lines(0, 200), 610, 0);
         const floodRange = flood.olderRange(200);
+        // The seam: a tab opens a running job's log before any event reached it. Its page holds lines
+        // 0..119, of which 100..119 were batched into an event still on its way; 300 older lines fell off
+        // the front meanwhile (first 300).
+        const seam = book.get('j-seam');
+        const seamSteps = [seam.applyPage(0, lines(300, 420), 120, 300)];
+        book.applyEvent({ type: 'log', job: 'j-seam', first: 400, lines: lines(400, 430) });
+        // And the other way: an event first, then a page that overlaps it.
+        book.applyEvent({ type: 'log', job: 'j-other', first: 50, lines: lines(50, 60) });
+        const other = book.get('j-other');
+        seamSteps.push(other.applyPage(0, lines(0, 60), 60, 0));
         return { steps, first: texts[0], last: texts[texts.length - 1], count: texts.length, floodOutcome, floodRange,
                  contiguous: texts.every((t, i) => t === 'line ' + (800 + i)), streams: buffer.lines.slice(0, 3).map((l) => l.stream),
-                 freshRange: fresh.olderRange(200), freshLines: fresh.lines.map((l) => l.stream) };
+                 freshRange: fresh.olderRange(200), freshLines: fresh.lines.map((l) => l.stream), seamSteps,
+                 seam: seam.lines.map((l) => l.text), other: other.lines.map((l) => l.text), seamStart: seam.start };
         """
     )
     assert result["steps"] == [{"offset": 0, "limit": 200}, "calibrated", {"offset": 800, "limit": 200}, "prepended",
@@ -349,6 +360,10 @@ def test_log_paging_joins_older_lines_to_the_streamed_ones(jobs_server, browser)
     assert result["freshRange"] is None
     assert result["floodOutcome"] == "calibrated" and result["floodRange"] == {"offset": 300, "limit": 200}
     assert result["freshLines"] == ["stderr", "stdout", "stdout", "stderr", "stdout", "note"], "a note says lines were skipped"
+    assert result["seamSteps"] == ["prepended", "prepended"]
+    assert result["seam"] == [f"line {i}" for i in range(300, 430)], "the lines the page and the event both hold, once"
+    assert result["seamStart"] == 0
+    assert result["other"] == [f"line {i}" for i in range(0, 60)]
     assert_no_console_errors(page)
 
 

@@ -41,6 +41,10 @@ public final class LogKeeper: Sendable {
 
     public var count: Int { ring.withLock { $0.lines.count } }
 
+    /// The number the next appended line gets: lines are numbered over the whole output, the oldest
+    /// kept one being `first` of a page.
+    public var nextNumber: Int { ring.withLock { $0.dropped + $0.lines.count } }
+
     /// Up to `limit` lines from `offset` (0 is the oldest kept line), how many are kept, and which line
     /// of the whole output the oldest kept one is (`first`: a follower that remembers absolute line
     /// numbers is not fooled when old lines fall off).

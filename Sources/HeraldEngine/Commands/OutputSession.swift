@@ -14,6 +14,8 @@ struct OutputSession {
     let protocolOnStdout: Bool
     private var splitters: [Source: OutputLines] = [.stdout: OutputLines(), .stderr: OutputLines(), .descriptor3: OutputLines()]
     private var batch: [LogLine] = []
+    /// The number of the batch's first line in the kept log (`LogKeeper.nextNumber`).
+    private var batchFirst = 0
     private var skipped = 0
     private var lastFlush = ContinuousClock.now
     private var message: String?
@@ -59,6 +61,7 @@ struct OutputSession {
             if let percent { context.progress.report(completed: Int64((percent * 1000).rounded()), total: 1000, message: message) }
             if source == .stderr, !line.isEmpty { lastStderrLine = line }
             let logLine = LogLine(stream: source == .stderr ? .stderr : .stdout, text: line)
+            if batch.isEmpty { batchFirst = context.log.nextNumber }
             context.log.append(logLine)  // kept for paging, streamed or not
             if batch.count < CommandRunner.maxLinesPerBatch {
                 batch.append(logLine)
@@ -73,7 +76,7 @@ struct OutputSession {
         guard !batch.isEmpty || skipped > 0 else { return }
         let now = ContinuousClock.now
         guard force || now - lastFlush >= .seconds(CommandRunner.logInterval) else { return }
-        context.emitLog(batch, skipped: skipped)
+        context.emitLog(batch, skipped: skipped, first: batchFirst)
         batch.removeAll(keepingCapacity: true)
         skipped = 0
         lastFlush = now

@@ -53,10 +53,11 @@ public final class JobContext: Sendable {
     }
 
     /// Streams a batch of output lines as one `log` event; `skipped` counts lines that came too fast
-    /// to stream. Thread: as `emitResults`.
-    public func emitLog(_ lines: [LogLine], skipped: Int = 0) {
+    /// to stream; `first` is the number of the first line in `log` (`LogKeeper.nextNumber` before
+    /// it was appended). Thread: as `emitResults`.
+    public func emitLog(_ lines: [LogLine], skipped: Int = 0, first: Int) {
         guard !lines.isEmpty || skipped > 0 else { return }
-        sink.log(job: id, lines: lines, skipped: skipped)
+        sink.log(job: id, lines: lines, skipped: skipped, first: first)
     }
 
     /// Records how the job's program ended (`{"code": N}` or `{"signal": "KILL"}`): the job object

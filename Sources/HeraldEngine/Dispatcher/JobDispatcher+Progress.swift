@@ -74,12 +74,12 @@ extension JobDispatcher: JobEventSink {
         }
     }
 
-    func log(job: JobID, lines: [LogLine], skipped: Int) {
+    func log(job: JobID, lines: [LogLine], skipped: Int, first: Int) {
         hops.enter()
         queue.async { [self] in
             defer { hops.leave() }
             guard running[job] != nil else { return }
-            emit(.log(job: job, lines: lines, skipped: skipped))
+            emit(.log(job: job, lines: lines, skipped: skipped, first: first))
         }
     }
 

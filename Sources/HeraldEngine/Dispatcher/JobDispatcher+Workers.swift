@@ -122,8 +122,10 @@ extension JobDispatcher {
         case .progress(_, _, let progress):
             run.context.progress.report(completed: progress.completed, total: progress.total, message: progress.message)
         case .log(_, _, let lines, let skipped):
+            // A worker's skipped lines never reach the server, so its kept log numbers only these.
+            let first = run.context.log.nextNumber
             for line in lines { run.context.log.append(line) }
-            emit(.log(job: job, lines: lines, skipped: skipped))
+            emit(.log(job: job, lines: lines, skipped: skipped, first: first))
         case .results(_, _, let items):
             keepAndEmitResults(job: job, items: items)
         case .result(_, _, let summary):

@@ -2,6 +2,6 @@
 protocol JobEventSink: Sendable {
     func results(job: JobID, items: [JSONValue])
     func news(job: JobID, headlines: [String])
-    func log(job: JobID, lines: [LogLine], skipped: Int)
+    func log(job: JobID, lines: [LogLine], skipped: Int, first: Int)
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool
 }

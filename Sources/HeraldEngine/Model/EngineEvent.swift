@@ -11,8 +11,10 @@ public enum EngineEvent: Sendable, Hashable {
     /// The news feed gained items: the new revision and the new items, newest first.
     case news(revision: Int64, items: [NewsItem])
     /// A batch of a command job's output lines; `skipped` lines came too fast to stream (they are
-    /// counted, not sent).
-    case log(job: JobID, lines: [LogLine], skipped: Int)
+    /// counted, not sent). `first` is the number of the first of `lines` in the job's kept log as
+    /// pages count it (a page's `first` plus its offset), so a viewer joins paged and streamed
+    /// lines exactly.
+    case log(job: JobID, lines: [LogLine], skipped: Int, first: Int)
     /// The connected workers changed (one attached, left, took or ended a job): all of them now.
     case workers([WorkerInfo])
 }

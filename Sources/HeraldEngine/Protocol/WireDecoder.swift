@@ -52,7 +52,8 @@ public enum WireDecoder {
             let lines = try fields.list("lines", LogLine.init(decoding:at:))
             // Written only when more than 0.
             let skipped = try fields.optional("skipped", "an integer of 0 or more") { $0.intValue.flatMap { $0 >= 0 ? Int($0) : nil } }
-            return .log(job: job, lines: lines, skipped: skipped ?? 0)
+            let first = try fields.optional("first", "an integer of 0 or more") { $0.intValue.flatMap { $0 >= 0 ? Int($0) : nil } }
+            return .log(job: job, lines: lines, skipped: skipped ?? 0, first: first ?? 0)
         case "workers":
             return .workers(try fields.list("workers", WorkerInfo.init(decoding:at:)))
         default:

@@ -25,8 +25,11 @@ public enum WireEncoder {
             object = ["type": "results", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "items": .array(items)]
         case .news(let revision, let items):
             object = ["type": "news", "seq": .int(seq), "ts": .int(ts), "revision": .int(revision), "items": .array(items.map(\.json))]
-        case .log(let job, let lines, let skipped):
-            object = ["type": "log", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "lines": .array(lines.map(\.json))]
+        case .log(let job, let lines, let skipped, let first):
+            object = [
+                "type": "log", "seq": .int(seq), "ts": .int(ts), "job": .string(job.rawValue), "first": .int(Int64(first)),
+                "lines": .array(lines.map(\.json)),
+            ]
             if skipped > 0 { object["skipped"] = .int(Int64(skipped)) }
         case .workers(let workers):
             object = ["type": "workers", "seq": .int(seq), "ts": .int(ts), "workers": .array(workers.map(\.json))]

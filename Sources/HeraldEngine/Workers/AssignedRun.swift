@@ -67,7 +67,8 @@ public final class AssignedRun: Sendable {
         func news(job: JobID, headlines: [String]) {}
         func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool { false }
 
-        func log(job: JobID, lines: [LogLine], skipped: Int) {
+        /// `first` is this worker's own count: the server numbers the lines it keeps itself.
+        func log(job: JobID, lines: [LogLine], skipped: Int, first: Int) {
             // Cut into messages the server takes: at most `maxMessageBytes` of text each.
             var batch: [LogLine] = []
             var bytes = 0

@@ -26,7 +26,7 @@ final class CommandRunnerTests: XCTestCase {
 
     private func logLines(_ fixture: DispatcherFixture, _ id: JobID) -> [LogLine] {
         fixture.recorder.events.flatMap { event -> [LogLine] in
-            if case .log(let job, let lines, _) = event.event, job == id { return lines }
+            if case .log(let job, let lines, _, _) = event.event, job == id { return lines }
             return []
         }
     }
@@ -156,14 +156,25 @@ final class CommandRunnerTests: XCTestCase {
         XCTAssertEqual(job.state, .succeeded)
         var streamed = 0
         var skipped = 0
+        var misnumbered: [String] = []
         for event in fixture.recorder.events {
-            if case .log(let id, let lines, let count) = event.event, id == job.id {
+            if case .log(let id, let lines, let count, let first) = event.event, id == job.id {
                 XCTAssertLessThanOrEqual(lines.count, CommandRunner.maxLinesPerBatch)
+                // Each event says where its lines are in the whole output: `seq` wrote line n as n + 1.
+                XCTAssertEqual(first, streamed + skipped, "an event begins where the last one (and what it skipped) ended")
+                for (index, line) in lines.enumerated() where line.text != String(first + index + 1) {
+                    misnumbered.append("\(first + index): \(line.text)")
+                }
                 streamed += lines.count
                 skipped += count
             }
         }
         XCTAssertEqual(streamed + skipped, 200_000, "every line is either streamed or counted")
+        XCTAssertEqual(misnumbered.prefix(5), [], "a streamed line is the line its number names")
+        // The kept log (the last 10,000 lines) pages with the same numbers.
+        let page = try fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 3).get()
+        XCTAssertEqual(page.first, 190_000)
+        XCTAssertEqual(page.values.compactMap { $0["text"]?.stringValue }, ["190001", "190002", "190003"])
     }
 
     func testAProgramThatVanishedFailsTheJobAndNothingElse() throws {

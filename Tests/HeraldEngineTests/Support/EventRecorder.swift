@@ -89,7 +89,7 @@ final class EventRecorder: Sendable {
         return all[(end + 1)...].filter { event in
             switch event.event {
             case .job(let record): return record.id == id
-            case .progress(let job, _), .results(let job, _), .log(let job, _, _): return job == id
+            case .progress(let job, _), .results(let job, _), .log(let job, _, _, _): return job == id
             case .news, .workers: return false
             }
         }
@@ -125,7 +125,7 @@ extension SequencedEvent {
         case .progress(let job, let progress): return "#\(seq) progress \(job) \(progress.completed)/\(progress.total)"
         case .results(let job, let items): return "#\(seq) results \(job) ×\(items.count)"
         case .news(let revision, let items): return "#\(seq) news \(revision) ×\(items.count)"
-        case .log(let job, let lines, _): return "#\(seq) log \(job) ×\(lines.count)"
+        case .log(let job, let lines, _, _): return "#\(seq) log \(job) ×\(lines.count)"
         case .workers(let workers): return "#\(seq) workers ×\(workers.count)"
         }
     }

@@ -24,7 +24,8 @@ struct RandomEvents {
         case 4:
             let skipped = bool() ? 0 : Int(truncatingIfNeeded: int64() & Int64.max)
             return .log(
-                job: jobID(), lines: list(0...6) { LogLine(stream: $0.bool() ? .stdout : .stderr, text: $0.string()) }, skipped: skipped)
+                job: jobID(), lines: list(0...6) { LogLine(stream: $0.bool() ? .stdout : .stderr, text: $0.string()) }, skipped: skipped,
+                first: Int(truncatingIfNeeded: int64() & Int64.max))
         default:
             return .workers(
                 list(0...4) {

@@ -8,7 +8,7 @@ final class CollectingSink: JobEventSink {
 
     func results(job: JobID, items: [JSONValue]) { self.items.withLock { $0.append(contentsOf: items) } }
     func news(job: JobID, headlines: [String]) {}
-    func log(job: JobID, lines: [LogLine], skipped: Int) {}
+    func log(job: JobID, lines: [LogLine], skipped: Int, first: Int) {}
     func uncoalescedProgress(job: JobID, _ progress: JobProgress) -> Bool { true }
 
     var all: [JSONValue] { items.value }

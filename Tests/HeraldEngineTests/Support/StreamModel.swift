@@ -39,7 +39,7 @@ struct StreamModel {
         case .progress(let id, let value):
             if records[id]?.state != .running { problems.append("progress for \(id) while \(String(describing: records[id]?.state))") }
             progress[id] = value
-        case .results(let id, _), .log(let id, _, _):
+        case .results(let id, _), .log(let id, _, _, _):
             if records[id]?.state != .running { problems.append("output for \(id) while \(String(describing: records[id]?.state))") }
         case .news(let revision, let items):
             if revision != newsRevision + 1 { problems.append("news revision \(revision) after \(newsRevision)") }

@@ -81,6 +81,9 @@ final class JobDispatcherWorkersTests: XCTestCase {
         fixture.dispatcher.workerSent(session, .progress(job: job.id, attempt: 1, JobProgress(completed: 2, total: 3, message: "frame 2")))
         fixture.dispatcher.workerSent(
             session, .log(job: job.id, attempt: 1, lines: [LogLine(stream: .stdout, text: "encoding")], skipped: 0))
+        // Lines the worker skipped never reach the server: the next batch is numbered after what it keeps.
+        let batch = [LogLine(stream: .stdout, text: "frame 1"), LogLine(stream: .stderr, text: "frame 2")]
+        fixture.dispatcher.workerSent(session, .log(job: job.id, attempt: 1, lines: batch, skipped: 50))
         fixture.dispatcher.workerSent(session, .result(job: job.id, attempt: 1, summary: ["frames": 3]))
         let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
         XCTAssertEqual(done.state, .succeeded)
@@ -89,12 +92,19 @@ final class JobDispatcherWorkersTests: XCTestCase {
         XCTAssertTrue(fixture.recorder.progress(of: job.id).contains { $0.completed == 2 && $0.message == "frame 2" })
         XCTAssertTrue(
             fixture.recorder.events.contains {
-                if case .log(job.id, let lines, _) = $0.event { return lines.first?.text == "encoding" } else { return false }
+                if case .log(job.id, let lines, _, _) = $0.event { return lines.first?.text == "encoding" } else { return false }
             })
         let workers = fixture.recorder.events.compactMap { if case .workers(let infos) = $0.event { return infos } else { return nil } }
         XCTAssertEqual(workers.last?.map(\.busy), [0], "the slot is free again")
         XCTAssertTrue(workers.contains { $0.map(\.busy) == [1] })
-        XCTAssertEqual(fixture.dispatcher.page(job: job.id.rawValue, offset: 0, limit: 10).map(\.total), .success(1), "the log is kept")
+        let firsts = fixture.recorder.events.compactMap {
+            if case .log(job.id, _, _, let first) = $0.event { return first } else { return nil }
+        }
+        XCTAssertEqual(firsts, [0, 1], "each log event names the kept log's number of its first line")
+        let page = try fixture.dispatcher.page(job: job.id.rawValue, offset: 1, limit: 10).get()
+        XCTAssertEqual(page.total, 3, "the log is kept")
+        XCTAssertEqual(
+            page.values.compactMap { $0["text"]?.stringValue }, ["frame 1", "frame 2"], "line 1 of the page is line 1 of the events")
     }
 
     /// A result frees the worker's one slot and the next queued job takes it in the same turn: the

@@ -29,7 +29,7 @@ final class ClusterPublisherTests: XCTestCase {
 
         // Large log batches past the byte bound: the oldest batches go, the states stay.
         let line = LogLine(stream: .stdout, text: String(repeating: "x", count: 10_000))
-        let batches = (0..<2_000).map { SequencedEvent(seq: Int64($0), ts: 0, event: .log(job: job, lines: [line], skipped: 0)) }
+        let batches = (0..<2_000).map { SequencedEvent(seq: Int64($0), ts: 0, event: .log(job: job, lines: [line], skipped: 0, first: $0)) }
         publisher.enqueue(batches)
         let afterOutput = publisher.backlog
         XCTAssertGreaterThan(afterOutput.shed, afterProgress.shed, "log batches went too")
