@@ -65,7 +65,9 @@ final class WireDecoderTests: XCTestCase {
                 items: [NewsItem(id: "", time: -1, headline: "\"quoted\""), NewsItem(id: "n1-1", time: 0, headline: "")]))
         try assertRoundTrip(.log(job: JobID("j-1"), lines: [], skipped: 0, first: 0))
         try assertRoundTrip(
-            .log(job: JobID("j-1"), lines: [LogLine(stream: .stderr, text: "\r"), LogLine(stream: .stdout, text: "")], skipped: Int.max, first: 12_345))
+            .log(
+                job: JobID("j-1"), lines: [LogLine(stream: .stderr, text: "\r"), LogLine(stream: .stdout, text: "")], skipped: Int.max,
+                first: 12_345))
         try assertRoundTrip(.workers([]))
         try assertRoundTrip(
             .workers([
