@@ -21,7 +21,9 @@ public final class SortCache: Sendable {
 
     /// The data directory.
     public let directory: URL
+    /// The policy and whether the directory was listed. Thread: any; held while files are removed.
     private let state: Protected<State>
+    /// The figures as of the last change. Thread: any; written only while `state` is held.
     private let published: Protected<SortCacheFigures>
 
     private struct State {
