@@ -49,6 +49,9 @@ enum Help {
           --max-results N          search matches kept per job (default 1000)
           --kept-results-bytes N   bytes of kept matches (as JSON) in all; past it the oldest finished jobs'
                                    matches are dropped, the jobs stay (default 4194304)
+          --sort-cache-bytes N     bytes of sort data (numbers-*.bin, sorted-*.bin) kept in the data dir;
+                                   past it the least recently used files go, never one in use; 0: no
+                                   bound (default 1073741824)
           --progress-rate N        progress events per second per job (default 20)
           --event-log-size N       events kept for resuming clients (default 10000)
           --event-log-bytes N      at most this many bytes of them, encoded (default 16777216)

@@ -90,7 +90,8 @@ extension ServeCommand {
             environment = JobEnvironment(
                 searchRoot: searchRoot, dataDirectory: dataDirectory,
                 newsSource: NewsSource(probability: probability, seed: seed),
-                maxSearchResults: try arguments.integer("max-results", in: 1...100_000) ?? 1000)
+                maxSearchResults: try arguments.integer("max-results", in: 1...100_000) ?? 1000,
+                sortCacheBytes: try arguments.integer("sort-cache-bytes", in: 0...(1 << 50)) ?? SortCache.defaultLimitBytes)
             cluster?.maxResults = environment.maxSearchResults
         }
 

@@ -13,7 +13,7 @@ enum ServeCommand {
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
-        "heap-trim-interval",
+        "heap-trim-interval", "sort-cache-bytes",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 

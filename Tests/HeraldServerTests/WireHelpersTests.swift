@@ -87,7 +87,14 @@ final class WireHelpersTests: XCTestCase {
         engine.finished["search/succeeded"] = 1
         engine.durationBuckets[engine.durationBuckets.count - 1] = 1
         engine.durationCount = 1
+        engine.sortCache = SortCacheFigures(bytes: 40072, files: 3, evictions: 5, limitBytes: 45000)
         let text = metrics.render(engine: engine, uptimeSeconds: 1)
+        for sample in [
+            "herald_sort_cache_bytes 40072", "herald_sort_cache_files 3", "herald_sort_cache_evictions_total 5",
+            "herald_sort_cache_limit_bytes 45000",
+        ] {
+            XCTAssertTrue(text.contains("\n\(sample)\n"), sample)
+        }
         XCTAssertTrue(text.contains("herald_connections_open 2\n"))
         XCTAssertTrue(text.contains("herald_commands_total{type=\"start\",outcome=\"ok\"} 1\n"))
         XCTAssertTrue(text.contains("herald_jobs_finished_total{kind=\"search\",state=\"succeeded\"} 1\n"))

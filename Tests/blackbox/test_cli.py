@@ -55,6 +55,9 @@ def test_bad_usage_exits_2_with_a_message():
         result = herald_cli(*args)
         assert result.returncode == 2, args
         assert result.stderr.strip(), args
+    for value in ("-1", "1G"):
+        result = herald_cli("serve", "--sort-cache-bytes", value)
+        assert result.stderr.strip().splitlines()[0].endswith(f'--sort-cache-bytes must be a whole number from 0 to {1 << 50}, not "{value}"'), result.stderr
     assert herald_cli("--version").stdout.startswith("herald ")
     for command in ("serve", "watch", "start", "cancel"):
         assert "Usage:" in herald_cli(command, "--help").stdout

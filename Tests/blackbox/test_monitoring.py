@@ -194,3 +194,55 @@ def test_promtool_parses_the_dashboard_queries(tmp_path):
 def test_promtool_lints_a_real_scrape(scrape):
     result = subprocess.run([PROMTOOL, "check", "metrics"], input=scrape, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def sort_and_wait(herald, count):
+    status, job = herald.json("POST", "/api/jobs", {"kind": "sort", "params": {"count": count}})
+    assert status == 202, job
+
+    def done():
+        job_now = herald.json("GET", f"/api/jobs/{job['id']}")[1]
+        return job_now if job_now["state"] in ("succeeded", "failed", "cancelled") else None
+    finished = wait_for(done, what=f"the sort of {count}")
+    assert finished["state"] == "succeeded", finished
+    return finished
+
+
+def samples(text, prefix):
+    return {line.split()[0]: float(line.split()[1]) for line in text.splitlines() if line.startswith(prefix)}
+
+
+def test_sort_cache_keeps_the_bound_and_metrics_say_so(herald_factory):
+    """Sorts of four counts under --sort-cache-bytes 45000 (a file holds 24 + 4 x count bytes): the
+    data folder stays within the bound, least recently used out first (a page of the second sort,
+    read before the fourth, keeps its file over the third sort's), and /metrics counts the files."""
+    herald = herald_factory("--sort-cache-bytes", "45000")
+    jobs = {count: sort_and_wait(herald, count) for count in (1000, 2000, 3000)}
+    status, page = herald.json("GET", f"/api/jobs/{jobs[2000]['id']}/results?limit=3")
+    assert status == 200 and page["values"][0] == jobs[2000]["summary"]["min"], page
+    jobs[4000] = sort_and_wait(herald, 4000)
+
+    files = {path.name: path.stat().st_size for path in herald.data.glob("*.bin")}
+    assert set(files) == {"sorted-2000.bin", "numbers-4000.bin", "sorted-4000.bin"}, files
+    assert sum(files.values()) <= 45000
+    status, text, _ = herald.request("GET", "/metrics")
+    assert status == 200
+    assert samples(text, "herald_sort_cache_") == {
+        "herald_sort_cache_bytes": sum(files.values()), "herald_sort_cache_files": 3,
+        "herald_sort_cache_limit_bytes": 45000, "herald_sort_cache_evictions_total": 5,
+    }, text
+    for count in (1000, 3000):
+        status, body = herald.json("GET", f"/api/jobs/{jobs[count]['id']}/results")
+        assert status == 410 and body["code"] == "gone", body
+        assert body["message"] == f"the sorted values (sorted-{count}.bin) are gone; run the sort again", body
+    if PROMTOOL is not None:
+        result = subprocess.run([PROMTOOL, "check", "metrics"], input=text, capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+
+    # Files of an earlier run count from the start, and a smaller bound trims them oldest written first.
+    herald.stop()
+    (herald.data / "sorted-2000.bin").touch()
+    restarted = herald_factory("--data-dir", str(herald.data), "--sort-cache-bytes", "25000")
+    assert {path.name for path in herald.data.glob("*.bin")} == {"sorted-2000.bin", "sorted-4000.bin"}
+    status, text, _ = restarted.request("GET", "/metrics")
+    assert samples(text, "herald_sort_cache_")["herald_sort_cache_bytes"] == 8024 + 16024, text

@@ -19,6 +19,8 @@ public struct EngineStatistics: Sendable, Equatable {
     /// Worker reports refused because they were about an attempt the worker no longer held.
     public var staleReports = 0
     public var seq: Int64 = 0
+    /// The sort data on disk (`--sort-cache-bytes`), as the sort cache last published it.
+    public var sortCache = SortCacheFigures()
     /// The stream's epoch now, where it can change while the server runs (a cluster node's, after
     /// Redis lost its data); nil: the engine's fixed `epoch`.
     public var epoch: String?

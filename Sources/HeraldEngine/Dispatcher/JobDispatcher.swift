@@ -211,6 +211,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             copy.jobsRunning = running.count
             copy.workersConnected = workerPool.count
             copy.seq = seq
+            copy.sortCache = environment.sortCache.figures
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
         case .workers: return .workers(workerPool.infos)

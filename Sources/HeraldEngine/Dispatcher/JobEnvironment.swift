@@ -1,7 +1,7 @@
 import Foundation
 
 /// What jobs may touch outside themselves: where to search, where to keep data, the news source.
-/// Immutable after start-up, so any thread may read it.
+/// Immutable after start-up (the sort cache guards itself), so any thread may read it.
 public struct JobEnvironment: Sendable {
     /// The folder `search` looks in, resolved (symlinks and `..` removed).
     public let searchRoot: URL
@@ -13,15 +13,19 @@ public struct JobEnvironment: Sendable {
     public let maxSearchResults: Int
     /// The largest `count` a `sort` accepts.
     public let maxSortCount: Int
+    /// The sort data in `dataDirectory` and its bound (`--sort-cache-bytes`). Shared by every copy
+    /// of this environment; thread-safe.
+    public let sortCache: SortCache
 
     public init(
         searchRoot: URL, dataDirectory: URL, newsSource: NewsSource,
-        maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000
+        maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000, sortCacheBytes: Int = SortCache.defaultLimitBytes
     ) {
         self.searchRoot = searchRoot.standardizedFileURL.resolvingSymlinksInPath()
         self.dataDirectory = dataDirectory.standardizedFileURL
         self.newsSource = newsSource
         self.maxSearchResults = maxSearchResults
         self.maxSortCount = maxSortCount
+        self.sortCache = SortCache(directory: self.dataDirectory, limitBytes: sortCacheBytes)
     }
 }

@@ -87,7 +87,7 @@ enum NumbersFile {
     static func page(_ url: URL, count: Int, offset: Int, limit: Int) throws(EngineError) -> [UInt32] {
         let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
-            throw EngineError(.notFound, "the sorted values (\(url.lastPathComponent)) are gone; run the sort again")
+            throw EngineError(.gone, "the sorted values (\(url.lastPathComponent)) are gone; run the sort again")
         }
         defer { close(descriptor) }
         do {

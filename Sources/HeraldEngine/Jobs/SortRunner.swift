@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Params: `count` (integer, 1...environment.maxSortCount, default 10000).
 /// Files in the data directory: `numbers-<count>.bin` (the input, reused by later sorts of the same
-/// count; regenerated when truncated or corrupted) and `sorted-<count>.bin` (see `NumbersFile`).
+/// count; regenerated when truncated or corrupted) and `sorted-<count>.bin` (see `NumbersFile`),
+/// both within the sort cache's bound (`SortCache`): a run holds both in use, a page the sorted one.
 /// Progress: one bar of 4 × count units: loading (2 slices; when the file must be made instead:
 /// generating, writing), sorting, saving. Summary: `{"count", "min", "max", "created"}`, where
 /// `created` says this job (re)wrote the input file.
@@ -20,11 +21,11 @@ public struct SortRunner: JobRunner {
     init(phaseHook: @escaping @Sendable (JobContext, String) -> Void) { self.phaseHook = phaseHook }
 
     static func numbersURL(_ environment: JobEnvironment, count: Int) -> URL {
-        environment.dataDirectory.appendingPathComponent("numbers-\(count).bin")
+        environment.dataDirectory.appendingPathComponent(SortCache.numbersName(count: count))
     }
 
     static func sortedURL(_ environment: JobEnvironment, count: Int) -> URL {
-        environment.dataDirectory.appendingPathComponent("sorted-\(count).bin")
+        environment.dataDirectory.appendingPathComponent(SortCache.sortedName(count: count))
     }
 
     /// Thread: the dispatcher queue.
@@ -39,16 +40,25 @@ public struct SortRunner: JobRunner {
         let count = Int(context.params["count"]?.intValue ?? 10_000)
         var bar = PhaseBar(context, unit: count, slices: 4, hook: phaseHook)
         let source = Self.numbersURL(context.environment, count: count)
+        let target = Self.sortedURL(context.environment, count: count)
+        let cache = context.environment.sortCache
+        let inUse = [source.lastPathComponent, target.lastPathComponent]
+        cache.beginUse(inUse)
+        defer { cache.endUse(inUse) }
+        let fileBytes = NumbersFile.headerSize + 4 * count
 
         bar.begin("loading", start: 0, span: 2)
         var values: [UInt32]
         var created = false
         if case .values(let loaded) = try NumbersFile.load(source, count: count, chunkDone: { try bar.advance($0, of: count) }) {
             values = loaded
+            // Counted even when the file came from somewhere the cache did not see.
+            cache.stored(source.lastPathComponent, bytes: fileBytes)
         } else {
             // Missing, truncated or corrupted: make a new file. The old one stays until the rename.
             values = try generate(count, &bar)
             try save(values, to: source, phase: "writing", start: 1, &bar)
+            cache.stored(source.lastPathComponent, bytes: fileBytes)
             created = true
         }
 
@@ -58,7 +68,8 @@ public struct SortRunner: JobRunner {
             "count": .int(Int64(count)), "min": .int(Int64(values.first ?? 0)), "max": .int(Int64(values.last ?? 0)),
             "created": .bool(created),
         ]
-        try save(values, to: Self.sortedURL(context.environment, count: count), phase: "saving", start: 3, &bar)
+        try save(values, to: target, phase: "saving", start: 3, &bar)
+        cache.stored(target.lastPathComponent, bytes: fileBytes)
         return summary
     }
 
@@ -87,7 +98,8 @@ public struct SortRunner: JobRunner {
         }
     }
 
-    /// A page of the sorted values, read from `sorted-<count>.bin`. Thread: any.
+    /// A page of the sorted values, read from `sorted-<count>.bin`, which is in use meanwhile and
+    /// counts as used. A file found missing no longer counts in the cache. Thread: any.
     public func page(of job: JobRecord, offset: Int, limit: Int, environment: JobEnvironment) throws(EngineError) -> ResultPage? {
         guard job.state == .succeeded else {
             throw EngineError(.notFound, "sort \(job.id) has no sorted values: it is \(job.state.rawValue), not succeeded")
@@ -97,8 +109,16 @@ public struct SortRunner: JobRunner {
         guard let count = job.params["count"]?.intValue, count >= 1 else {
             throw .badRequest(field: "count", "sort \(job.id) has no valid count")
         }
-        let values = try NumbersFile.page(
-            Self.sortedURL(environment, count: Int(count)), count: Int(count), offset: offset, limit: limit)
+        let url = Self.sortedURL(environment, count: Int(count))
+        let values: [UInt32]
+        do {
+            values = try environment.sortCache.using(url.lastPathComponent) { () throws(EngineError) in
+                try NumbersFile.page(url, count: Int(count), offset: offset, limit: limit)
+            }
+        } catch {
+            if error.code == .gone { environment.sortCache.missing(url.lastPathComponent) }
+            throw error
+        }
         return ResultPage(offset: offset, total: Int(count), values: values.map { .int(Int64($0)) })
     }
 }

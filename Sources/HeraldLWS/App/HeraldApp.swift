@@ -59,6 +59,8 @@ public final class HeraldApp: Sendable {
     ) {
         let logger = logger ?? Logger(level: server.logLevel)
         let history = HistoryStore(directory: environment.dataDirectory, limits: engine.history) { logger.warning($0) }
+        // Sort data left by earlier runs counts from the start (and is trimmed to the bound).
+        environment.sortCache.load()
         self.logger = logger
         self.engine = JobDispatcher(configuration: engine, environment: environment, runners: runners, history: history)
         self.front = front?(self.engine) ?? self.engine

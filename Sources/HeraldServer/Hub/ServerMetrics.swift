@@ -92,6 +92,16 @@ public struct ServerMetrics: Sendable {
             [("", "\(engine.staleReports)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
         metric(
+            "herald_sort_cache_bytes", "gauge", "Bytes of sort data (numbers-*.bin, sorted-*.bin) in the data directory.",
+            [("", "\(engine.sortCache.bytes)")])
+        metric("herald_sort_cache_files", "gauge", "Sort data files in the data directory.", [("", "\(engine.sortCache.files)")])
+        metric(
+            "herald_sort_cache_limit_bytes", "gauge", "The bound on sort data (--sort-cache-bytes); 0: none.",
+            [("", "\(engine.sortCache.limitBytes)")])
+        metric(
+            "herald_sort_cache_evictions_total", "counter", "Sort data files removed, least recently used first, to keep the bound.",
+            [("", "\(engine.sortCache.evictions)")])
+        metric(
             "herald_job_duration_seconds", "histogram", "How long jobs ran.",
             Self.histogram(
                 bounds: EngineStatistics.durationBounds, buckets: engine.durationBuckets, sum: engine.durationSum,

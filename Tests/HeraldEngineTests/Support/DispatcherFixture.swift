@@ -19,7 +19,7 @@ final class DispatcherFixture: Sendable {
 
     fileprivate init(
         folder: URL, configuration: EngineConfiguration, runners: [any JobRunner], maxSearchResults: Int, maxSortCount: Int,
-        dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?
+        sortCacheBytes: Int, dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?
     ) {
         self.folder = folder
         root = folder.appendingPathComponent("root")
@@ -28,7 +28,7 @@ final class DispatcherFixture: Sendable {
         for url in [root, outside, data] { try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true) }
         let environment = JobEnvironment(
             searchRoot: root, dataDirectory: data, newsSource: newsSource, maxSearchResults: maxSearchResults,
-            maxSortCount: maxSortCount)
+            maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes)
         dispatcher = JobDispatcher(configuration: configuration, environment: environment, runners: runners, history: history)
         recorder = EventRecorder(dispatcher)
     }
@@ -96,14 +96,16 @@ extension XCTestCase {
     /// when the test ends. `folder` lets two dispatchers in turn share one folder (history reloads).
     func makeFixture(
         _ configuration: EngineConfiguration = testConfiguration(), runners: [any JobRunner] = JobCatalog.standardRunners(),
-        maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000, dataInsideRoot: Bool = false,
+        maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000, sortCacheBytes: Int = SortCache.defaultLimitBytes,
+        dataInsideRoot: Bool = false,
         newsSource: NewsSource = NewsSource(probability: 0, seed: 1), folder: TemporaryDirectory? = nil,
         history: HistoryStore? = nil
     ) -> DispatcherFixture {
         let folder = folder ?? makeTemporaryDirectory()
         let fixture = DispatcherFixture(
             folder: folder.url, configuration: configuration, runners: runners, maxSearchResults: maxSearchResults,
-            maxSortCount: maxSortCount, dataInsideRoot: dataInsideRoot, newsSource: newsSource, history: history)
+            maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes, dataInsideRoot: dataInsideRoot, newsSource: newsSource,
+            history: history)
         addTeardownBlock { fixture.dispatcher.shutdown(grace: 0) }
         return fixture
     }
