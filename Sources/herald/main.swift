@@ -4,7 +4,8 @@ import HeraldServer
 
 // `herald [serve] …`, `herald watch …`, `herald start …`, `herald cancel …`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let subcommand = arguments.first.flatMap { ["serve", "watch", "start", "cancel", "jobs", "logs", "work"].contains($0) ? $0 : nil }
+let subcommands = ["serve", "watch", "start", "cancel", "jobs", "logs", "work"]
+let subcommand = arguments.first.flatMap { subcommands.contains($0) ? $0 : nil }
 let rest = subcommand == nil ? arguments : Array(arguments.dropFirst())
 
 if arguments.first == "--version" || arguments.first == "version" {
@@ -14,6 +15,14 @@ if arguments.first == "--version" || arguments.first == "version" {
 if arguments.first == "--help" || arguments.first == "-h" || arguments.first == "help" {
     print(Help.overview)
     exit(0)
+}
+
+// Without a subcommand, `herald --port 9000` serves; a first word that is no subcommand is a typo,
+// not a positional argument of `serve`.
+if subcommand == nil, let word = arguments.first, !word.hasPrefix("-") {
+    FileHandle.standardError.write(
+        Data("herald: unknown command \"\(word)\"; the commands are \(subcommands.joined(separator: ", ")) (herald --help)\n".utf8))
+    exit(2)
 }
 
 let code: Int32

@@ -476,10 +476,10 @@ final class StreamHubTests: XCTestCase {
     func testHealthIsAnsweredFromTheEngineAndALateAnswerIsDropped() throws {
         var harness = Harness()
         harness.hub.httpRequest(10, HTTPRequest(method: "GET", path: "/healthz"), into: &harness.actions)
-        XCTAssertEqual(asks(harness.take()).map(\.1), [.http(10, .healthz)])
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.http(10, HTTPQuery("GET /healthz"))])
         var statistics = EngineStatistics()
         statistics.seq = 42
-        harness.deliver([.answer(.http(10, .healthz), .statistics(statistics))])
+        harness.deliver([.answer(.http(10, HTTPQuery("GET /healthz")), .statistics(statistics))])
         guard case .respond(10, let response)? = harness.take().first else { return XCTFail("no response") }
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(try JSONParser.parse(response.body)["seq"]?.intValue, 42)
@@ -487,7 +487,7 @@ final class StreamHubTests: XCTestCase {
         harness.hub.httpRequest(11, HTTPRequest(method: "GET", path: "/metrics"), into: &harness.actions)
         _ = harness.take()
         harness.hub.closed(11, into: &harness.actions)
-        harness.deliver([.answer(.http(11, .metrics), .statistics(statistics))])
+        harness.deliver([.answer(.http(11, HTTPQuery("GET /metrics")), .statistics(statistics))])
         XCTAssertTrue(harness.take().isEmpty, "the client left: nothing to answer")
     }
 
@@ -512,13 +512,15 @@ final class StreamHubTests: XCTestCase {
         let actions = harness.take()
         XCTAssertEqual(
             asks(actions).map(\.0), [.snapshot, .history(HistoryQuery(kinds: [.sort], limit: 2))], "no parameter: the list as before")
-        XCTAssertEqual(asks(actions).map(\.1), [.http(1, .jobs), .http(2, .history)])
+        XCTAssertEqual(asks(actions).map(\.1), [.http(1, HTTPQuery("GET /api/jobs")), .http(2, HTTPQuery("GET /api/jobs"))])
         guard case .respond(3, let refused)? = actions.last else { return XCTFail("no refusal") }
         XCTAssertEqual(refused.status, 400)
         XCTAssertEqual(try JSONParser.parse(refused.body)["code"], "bad_request")
 
         let job = JobRecord(id: JobID("j-a"), kind: .sort, params: [:], state: .succeeded, createdAt: 7, finishedAt: 8)
-        harness.deliver([.answer(.http(2, .history), .history(.success(HistoryPage(jobs: [job], next: HistoryCursor(job)))))])
+        harness.deliver([
+            .answer(.http(2, HTTPQuery("GET /api/jobs")), .history(.success(HistoryPage(jobs: [job], next: HistoryCursor(job)))))
+        ])
         guard case .respond(2, let response)? = harness.take().first else { return XCTFail("no response") }
         XCTAssertEqual(response.status, 200)
         XCTAssertEqual(String(decoding: response.body, as: UTF8.self), JSONWriter.string(["jobs": [job.json], "next": "7.j-a"]) + "\n")
@@ -533,7 +535,7 @@ final class StreamHubTests: XCTestCase {
         let actions = harness.take()
         guard case .respond(1, let refused)? = actions.first else { return XCTFail("no refusal") }
         XCTAssertEqual(refused.status, 401)
-        XCTAssertEqual(asks(actions).map(\.1), [.http(2, .start)])
+        XCTAssertEqual(asks(actions).map(\.1), [.http(2, HTTPQuery("POST /api/jobs"))])
     }
 
     // MARK: - Workers

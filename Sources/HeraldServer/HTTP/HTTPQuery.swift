@@ -1,6 +1,11 @@
-/// Which REST answer an engine reply is rendered into.
-public enum HTTPQuery: Sendable, Equatable {
-    case healthz, metrics, news, jobs, job, start, cancel, workers, history
-    case results(job: String)
-    case log(job: String)
+/// Which route's renderer an engine reply is for (`HTTPEndpoint.name`), with the request's path
+/// parameters: carried by the hub's ticket while the engine answers.
+public struct HTTPQuery: Sendable, Equatable {
+    public let route: String
+    public let parameters: [String]
+
+    public init(_ route: String, parameters: [String] = []) {
+        self.route = route
+        self.parameters = parameters
+    }
 }
