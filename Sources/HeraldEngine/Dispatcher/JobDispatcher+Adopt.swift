@@ -11,12 +11,11 @@ extension JobDispatcher {
     public func adopt(_ record: JobRecord, from node: String) {
         queue.async { [self] in
             // A job this node ran before it restarted is in its own history as `interrupted`.
-            let known = jobs[record.id]
+            let known = table[record.id]
             guard known == nil || known?.state == .interrupted, !record.state.isTerminal, !isShuttingDown else { return }
             var adopted = record
             adopted.node = configuration.nodeName
-            jobs[record.id] = adopted
-            if known == nil { order.append(record.id) }
+            table.insert(adopted)
             // Taken from the cluster's queue or from a stopped node: Redis gave it its place already.
             gateStates[record.id] = .cleared
             guard let runner = runners[record.kind] else {

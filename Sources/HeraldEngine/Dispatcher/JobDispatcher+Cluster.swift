@@ -20,7 +20,7 @@ extension JobDispatcher {
         queue.sync {
             guard !isShuttingDown else { return false }
             // Queued jobs of its own come first.
-            let waiting = order.contains { jobs[$0]?.state == .queued && jobs[$0]?.kind == kind }
+            let waiting = table.all.contains { $0.state == .queued && $0.kind == kind }
             return !waiting && freeSlot(for: kind) != nil
         }
     }
@@ -32,7 +32,7 @@ extension JobDispatcher {
     public func noteForeignJobs(_ states: [JobID: JobState], register: Bool = false) {
         queue.async { [self] in
             var changed = false
-            for (id, state) in states where jobs[id] == nil && (register || foreignStates[id] != nil) {
+            for (id, state) in states where table[id] == nil && (register || foreignStates[id] != nil) {
                 changed = changed || foreignStates[id] != state
                 foreignStates[id] = state
             }
@@ -42,7 +42,7 @@ extension JobDispatcher {
             // Bounded: past a thousand, only the jobs unfinished jobs wait for stay. (Not at every
             // change: a state registered for a start not yet made must outlive other nodes' events.)
             if foreignStates.count > 1000 {
-                let waitedFor = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
+                let waitedFor = table.waitedFor
                 foreignStates = foreignStates.filter { waitedFor.contains($0.key) }
             }
         }
@@ -65,7 +65,7 @@ extension JobDispatcher {
         queue.async { [self] in
             var reopened = false
             for (id, state) in gateStates {
-                guard let record = jobs[id], !record.state.isTerminal else {
+                guard let record = table[id], !record.state.isTerminal else {
                     gateStates.removeValue(forKey: id)
                     continue
                 }

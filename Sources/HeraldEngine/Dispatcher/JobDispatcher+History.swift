@@ -14,7 +14,7 @@ extension JobDispatcher {
         }
         queue.async { [self] in
             var picker = HistoryPicker(query)
-            picker.offerMemory(order.lazy.compactMap { self.jobs[$0] })
+            picker.offerMemory(table.all)
             guard let history else { return reply(.success(picker.page())) }
             history.page(picker) { reply(.success($0)) }
         }

@@ -6,7 +6,7 @@ extension JobDispatcher {
     func startOnQueue(_ request: StartRequest) -> Result<JobRecord, EngineError> {
         dispatchPrecondition(condition: .onQueue(queue))
         if let refusal = requestIdRefusal(request) { return .failure(refusal) }
-        if let requestId = request.requestId, let existing = requestIds[requestId], let record = jobs[existing] {
+        if let requestId = request.requestId, let record = table.job(forRequest: requestId) {
             return .success(record)
         }
         let params: JSONObject
@@ -19,13 +19,13 @@ extension JobDispatcher {
         var after: [JobID] = []
         for text in request.after {
             let id = JobID(text)
-            guard jobs[id] != nil || foreignStates[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
+            guard table[id] != nil || foreignStates[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
             if !after.contains(id) { after.append(id) }
         }
         // A new job can only name jobs that already exist, so a cycle cannot be formed.
         let limit = configuration.limit(for: kind)
         if limit.refuseWhenBusy {
-            let active = order.lazy.compactMap { self.jobs[$0] }.filter { $0.kind == kind && !$0.state.isTerminal }
+            let active = table.unfinished(of: kind)
             if active.count >= limit.maxConcurrent, let first = active.first {
                 return .failure(
                     EngineError(.busy, "a \(kind.rawValue) is already \(first.state.rawValue) (\(first.id)); wait for it or cancel it"))
@@ -35,15 +35,14 @@ extension JobDispatcher {
         let record = JobRecord(
             id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
             createdAt: Self.nowMillis(), node: configuration.nodeName)
-        jobs[record.id] = record
-        order.append(record.id)
-        if let requestId = request.requestId { rememberRequest(requestId, record.id) }
+        table.insert(record)
+        if let requestId = request.requestId { table.remember(requestId: requestId, for: record.id) }
         emit(.job(record))
         if !after.isEmpty { _ = transition(record.id, to: .waiting) }
         resolveDependents()
         pump()
         forgetOldJobs()
-        return .success(jobs[record.id] ?? record)
+        return .success(table[record.id] ?? record)
     }
 
     /// Why a start's `requestId` is refused, if it is. Thread: `queue`.
@@ -69,17 +68,10 @@ extension JobDispatcher {
         }
     }
 
-    private func rememberRequest(_ requestId: String, _ id: JobID) {
-        if requestIds.updateValue(id, forKey: requestId) == nil { requestIdOrder.append(requestId) }
-        if requestIdOrder.count > configuration.requestIdsKept {
-            requestIds.removeValue(forKey: requestIdOrder.removeFirst())
-        }
-    }
-
     func cancelOnQueue(_ text: String) -> Result<JobRecord, EngineError> {
         dispatchPrecondition(condition: .onQueue(queue))
         let id = JobID(text)
-        guard let record = jobs[id] else { return .failure(EngineError(.notFound, "no job \(text)")) }
+        guard let record = table[id] else { return .failure(EngineError(.notFound, "no job \(text)")) }
         switch record.state {
         case .queued, .waiting:
             let cancelled = finishWithoutRunning(id, state: .cancelled, reason: "cancelled by request")
@@ -97,13 +89,13 @@ extension JobDispatcher {
     /// Moves a job and emits its new state. Returns the record, or nil when the move is refused.
     @discardableResult
     func transition(_ id: JobID, to state: JobState, mutate: (inout JobRecord) -> Void = { _ in }) -> JobRecord? {
-        guard var record = jobs[id] else { return nil }
+        guard var record = table[id] else { return nil }
         do { try record.move(to: state) } catch {
             assertionFailure("refused transition: \(error)")
             return nil
         }
         mutate(&record)
-        jobs[id] = record
+        table[id] = record
         emit(.job(record))
         return record
     }
@@ -127,8 +119,8 @@ extension JobDispatcher {
         var changed = true
         while changed {
             changed = false
-            for id in order {
-                guard let record = jobs[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else {
+            for id in table.order {
+                guard let record = table[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else {
                     continue
                 }
                 let dependencies = record.after.map { ($0, dependencyState($0)) }
@@ -148,14 +140,14 @@ extension JobDispatcher {
 
     /// The state of a job a job of this dispatcher waits for: its own, or one another cluster node
     /// runs (`foreignStates`).
-    func dependencyState(_ id: JobID) -> JobState? { jobs[id]?.state ?? foreignStates[id] }
+    func dependencyState(_ id: JobID) -> JobState? { table[id]?.state ?? foreignStates[id] }
 
     /// Starts queued jobs, oldest first, while per-kind limits allow: on a remote worker with a free
     /// slot that runs the kind, else here while local workers are free and the kind has a command.
     func pump() {
         guard !isShuttingDown else { return }
-        for id in order {
-            guard let record = jobs[id], record.state == .queued,
+        for id in table.order {
+            guard let record = table[id], record.state == .queued,
                 record.after.allSatisfy({ dependencyState($0) == .succeeded })
             else { continue }
             if let due = retryAt[id], due > clock.now { continue }
@@ -311,38 +303,16 @@ extension JobDispatcher {
         seconds < 10 ? String(format: "%.1f", seconds) : String(Int(seconds.rounded()))
     }
 
-    /// Keeps memory and snapshots bounded: the oldest finished jobs beyond the limit are forgotten
-    /// here and go to the history archive (a history page, and a look-up by id, still find them).
-    /// Results are bounded apart from jobs: while the finished jobs' results weigh more than
-    /// `keptResultBytes`, the oldest finished jobs' results are dropped (the newest such job always
-    /// keeps its own) and the jobs stay, in snapshots too, so a viewer still learns how they ended;
-    /// a page of their results says they were dropped. A search keeps up to `--max-results`
-    /// matches and a fetch none, so a bound on the number of jobs alone lets their memory wander
-    /// by megabytes with the mix.
+    /// Keeps memory and snapshots bounded (`JobTable.forgetOld`): the jobs that leave go to the
+    /// history archive (a history page, and a look-up by id, still find them), their logs' files away.
     func forgetOldJobs() {
-        // A finished job that an unfinished one still waits for must be kept, or the dependent
-        // could no longer tell that it succeeded.
-        let pinned = Set(order.compactMap { jobs[$0] }.filter { !$0.state.isTerminal }.flatMap(\.after))
-        let finished = order.filter { jobs[$0]?.state.isTerminal == true && !pinned.contains($0) }
-        let excess = max(0, finished.count - configuration.retainedFinishedJobs)
-        let leaving = Set(finished.prefix(excess))
-        if !leaving.isEmpty {
-            // Their final records, oldest first: the history store archives them.
-            let records = finished.prefix(excess).compactMap { jobs[$0] }
-            order.removeAll { leaving.contains($0) }
-            let files = logFiles
-            DispatchQueue.global(qos: .utility).async { files.remove(leaving) }
-            for id in leaving {
-                jobs.removeValue(forKey: id)
-                streamedResults.remove(id)
-            }
-            history?.forget(records)
-        }
-        guard streamedResults.totalBytes > configuration.keptResultBytes else { return }
-        let holders = finished.dropFirst(excess).filter { streamedResults.bytes(of: $0) > 0 }.dropLast()
-        for id in holders where streamedResults.totalBytes > configuration.keptResultBytes {
-            streamedResults.drop(id)
-        }
+        let leaving = table.forgetOld(
+            retainedFinished: configuration.retainedFinishedJobs, keptResultBytes: configuration.keptResultBytes)
+        guard !leaving.isEmpty else { return }
+        let files = logFiles
+        let ids = Set(leaving.map(\.id))
+        DispatchQueue.global(qos: .utility).async { files.remove(ids) }
+        history?.forget(leaving)
     }
 
     /// Gives the event its number, logs it, and hands it to every subscriber, in order.
@@ -383,6 +353,6 @@ extension JobDispatcher {
         limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
         limits["eventLogSize"] = .int(Int64(log.capacity))
         limits["progressEventsPerSecond"] = .number(configuration.progressEventsPerSecond)
-        return Snapshot(epoch: epoch, seq: seq, jobs: order.compactMap { jobs[$0] }, news: news, limits: limits, workers: workerPool.infos)
+        return Snapshot(epoch: epoch, seq: seq, jobs: table.all, news: news, limits: limits, workers: workerPool.infos)
     }
 }

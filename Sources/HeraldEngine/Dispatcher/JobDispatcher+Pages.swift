@@ -9,7 +9,7 @@ extension JobDispatcher {
     func lookUpJob(_ id: String, reply: @escaping @Sendable (Result<JobRecord, EngineError>) -> Void) {
         queue.async { [self] in
             flushOutgoing()
-            if let record = jobs[JobID(id)] { return reply(.success(record)) }
+            if let record = table[JobID(id)] { return reply(.success(record)) }
             guard let history, JobID.isWellFormed(id) else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
             history.find(JobID(id)) { found in
                 reply(found.map { .success($0) } ?? .failure(EngineError(.notFound, "no job \(id)")))
@@ -24,7 +24,7 @@ extension JobDispatcher {
         guard offset >= 0 else { return reply(.failure(.badRequest(field: "offset", "must be 0 or more"))) }
         guard (1...10_000).contains(limit) else { return reply(.failure(.badRequest(field: "limit", "must be from 1 to 10000"))) }
         queue.async { [self] in
-            guard let record = jobs[JobID(id)] else {
+            guard let record = table[JobID(id)] else {
                 guard let history, JobID.isWellFormed(id) else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
                 let runners = runners
                 return history.find(JobID(id)) { found in
@@ -32,7 +32,7 @@ extension JobDispatcher {
                     reply(Self.archivedPage(of: found, runner: runners[found.kind]))
                 }
             }
-            if streamedResults.wasDropped(record.id) {
+            if table.results.wasDropped(record.id) {
                 return reply(
                     .failure(
                         EngineError(
@@ -40,7 +40,7 @@ extension JobDispatcher {
                             "the matches of job \(record.id) are no longer kept: finished jobs' matches past --kept-results-bytes go, oldest first"
                         )))
             }
-            let streamed = streamedResults[record.id]
+            let streamed = table.results[record.id]
             let runner = runners[record.kind]
             let environment = environment
             if runner is CommandRunner {

@@ -17,7 +17,7 @@ extension JobDispatcher: JobEventSink {
             return
         }
         running[id] = job
-        jobs[id]?.progress = emitted
+        table[id]?.progress = emitted
         statistics.progressEvents += 1
         emit(.progress(job: id, emitted))
     }
@@ -56,9 +56,9 @@ extension JobDispatcher: JobEventSink {
     /// streamed but not kept, so a job that streams without end cannot grow memory without end.
     /// Thread: `queue`.
     func keepAndEmitResults(job: JobID, items: [JSONValue]) {
-        let kept = streamedResults.count(of: job)
+        let kept = table.results.count(of: job)
         if kept < environment.maxSearchResults {
-            streamedResults.append(items.prefix(environment.maxSearchResults - kept), for: job)
+            table.results.append(items.prefix(environment.maxSearchResults - kept), for: job)
         }
         emit(.results(job: job, items: items))
     }
@@ -115,7 +115,7 @@ extension JobDispatcher: JobEventSink {
             if running[job] != nil {
                 for (_, progress) in batch[start..<end] { emit(.progress(job: job, progress)) }
                 statistics.progressEvents += end - start
-                jobs[job]?.progress = batch[end - 1].1
+                table[job]?.progress = batch[end - 1].1
             }
             start = end
         }
@@ -134,7 +134,7 @@ extension JobDispatcher: JobEventSink {
         timer.setEventHandler { [weak self] in
             guard let self, !self.isShuttingDown, self.backgroundFetchGate?() ?? true else { return }
             // One background fetch at a time: skip the tick if one is still queued or running.
-            let busy = self.jobs.values.contains { $0.kind == .fetch && !$0.state.isTerminal }
+            let busy = self.table.all.contains { $0.kind == .fetch && !$0.state.isTerminal }
             if !busy { _ = self.startOnQueue(StartRequest(kind: JobKind.fetch.rawValue, params: ["background": true])) }
         }
         timer.resume()

@@ -100,7 +100,7 @@ extension JobDispatcher {
             }
             return
         }
-        guard let record = jobs[job] else {
+        guard let record = table[job] else {
             return directives(.error(EngineError(.notFound, "no job \(job)"), job: job, attempt: attempt))
         }
         guard workerPool.holds(session, job: job, attempt: attempt), let run = running[job] else {

@@ -34,9 +34,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
 
     // Confined to `queue`:
     var seq: Int64 = 0
-    var jobs: [JobID: JobRecord] = [:]
-    /// Job ids in creation order.
-    var order: [JobID] = []
+    /// The jobs held, in creation order, their starts' request ids and their kept results.
+    var table: JobTable
     var news: NewsFeed
     var log: EventLog
     var subscribers: [Int: @Sendable ([SequencedEvent]) -> Void] = [:]
@@ -47,10 +46,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let pendingTicks = Protected<[(JobID, JobProgress)]>([])
     var running: [JobID: RunningJob] = [:]
     var cancelRequested: Set<JobID> = []
-    var requestIds: [String: JobID] = [:]
-    var requestIdOrder: [String] = []
-    /// Search matches kept for paging, and their weight in bytes (bounded by `forgetOldJobs`).
-    var streamedResults = KeptResults()
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
     /// Asked before each background news fetch; nil: always fetch. A cluster node sets it, so one node
@@ -110,13 +105,13 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.runners = Dictionary(runners.map { ($0.kind, $0) }, uniquingKeysWith: { _, last in last })
         self.history = history
         self.news = NewsFeed(capacity: newsCapacity)
+        self.table = JobTable(requestIdsKept: configuration.requestIdsKept)
         self.log = EventLog(capacity: max(1, configuration.eventLogSize), maxBytes: configuration.eventLogBytes)
         self.startInstant = clock.now
         self.logFiles = LogFiles(folder: environment.dataDirectory.appendingPathComponent("logs"))
         if let history {
             for record in history.load() {
-                jobs[record.id] = record
-                order.append(record.id)
+                table.insert(record)
             }
         }
         if let interval = configuration.newsInterval, interval > 0 {
@@ -203,7 +198,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             if epoch == self.epoch, let events = log.events(after: since, currentSeq: seq) { return .resume(.events(events)) }
             return .resume(.snapshot(makeSnapshot()))
         case .job(let id):
-            guard let record = jobs[JobID(id)] else { return .job(.failure(EngineError(.notFound, "no job \(id)"))) }
+            guard let record = table[JobID(id)] else { return .job(.failure(EngineError(.notFound, "no job \(id)"))) }
             return .job(.success(record))
         case .news: return .news(news)
         case .statistics:
@@ -261,9 +256,9 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         }
     }
 
-    public func job(_ id: String) -> JobRecord? { queue.sync { jobs[JobID(id)] } }
+    public func job(_ id: String) -> JobRecord? { queue.sync { table[JobID(id)] } }
 
-    public func allJobs() -> [JobRecord] { queue.sync { order.compactMap { jobs[$0] } } }
+    public func allJobs() -> [JobRecord] { queue.sync { table.all } }
 
     public func currentStatistics() -> EngineStatistics {
         guard case .statistics(let statistics) = queue.sync(execute: { answer(.statistics) }) else {
@@ -308,7 +303,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
                 isShuttingDown = true
                 newsTimer?.cancel()
                 newsTimer = nil
-                for id in order where jobs[id].map({ $0.state == .queued || $0.state == .waiting }) == true {
+                for id in table.order where table[id].map({ $0.state == .queued || $0.state == .waiting }) == true {
                     _ = finishWithoutRunning(id, state: .cancelled, reason: "the server shut down before it ran")
                 }
             }
