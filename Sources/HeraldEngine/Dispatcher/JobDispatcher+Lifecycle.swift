@@ -318,17 +318,10 @@ extension JobDispatcher {
     /// Gives the event its number, logs it, and hands it to every subscriber, in order.
     func emit(_ event: EngineEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        seq += 1
-        let sequenced = SequencedEvent(seq: seq, ts: Self.nowMicros(), event: event)
-        log.append(sequenced)
+        let (_, beganBatch) = stream.append(event, ts: Self.nowMicros())
         if case .job(let record) = event { history?.record(record) }
-        if heldEvents != nil {
-            heldEvents?.append(sequenced)
-            return
-        }
         // The batch begins: it is handed over once the blocks queued so far have added theirs.
-        if outgoing.isEmpty { queue.async { [self] in flushOutgoing() } }
-        outgoing.append(sequenced)
+        if beganBatch { queue.async { [self] in flushOutgoing() } }
     }
 
     /// The kinds clients may start: the built-in ones first, in their usual order, then the rest by name.
@@ -351,8 +344,8 @@ extension JobDispatcher {
         limits["workers"] = .int(Int64(configuration.workers))
         limits["maxSearchResults"] = .int(Int64(environment.maxSearchResults))
         limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
-        limits["eventLogSize"] = .int(Int64(log.capacity))
+        limits["eventLogSize"] = .int(Int64(stream.log.capacity))
         limits["progressEventsPerSecond"] = .number(configuration.progressEventsPerSecond)
-        return Snapshot(epoch: epoch, seq: seq, jobs: table.all, news: news, limits: limits, workers: workerPool.infos)
+        return Snapshot(epoch: epoch, seq: stream.seq, jobs: table.all, news: news, limits: limits, workers: workerPool.infos)
     }
 }

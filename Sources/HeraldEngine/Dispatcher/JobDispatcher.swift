@@ -33,15 +33,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let nextSubscriberIDs = Atomic<Int>(0)
 
     // Confined to `queue`:
-    var seq: Int64 = 0
     /// The jobs held, in creation order, their starts' request ids and their kept results.
     var table: JobTable
+    /// The numbered events: handed to subscribers a batch at a time by `flushOutgoing`, which
+    /// `emit` schedules when a batch begins and every request runs first.
+    var stream: EventStream
     var news: NewsFeed
-    var log: EventLog
-    var subscribers: [Int: @Sendable ([SequencedEvent]) -> Void] = [:]
-    /// Events numbered but not yet handed to subscribers: handed over a batch at a time by
-    /// `flushOutgoing`, which `emit` schedules when the batch begins and every request runs first.
-    var outgoing: [SequencedEvent] = []
     /// Ticker progress waiting for its one hop onto `queue` (`uncoalescedProgress`). Thread: any.
     let pendingTicks = Protected<[(JobID, JobProgress)]>([])
     var running: [JobID: RunningJob] = [:]
@@ -60,8 +57,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var gatedKinds: Set<JobKind> = []
     var gateStates: [JobID: GateState] = [:]
     var isShuttingDown = false
-    /// Events emitted while a request is answered, delivered right after its reply; nil otherwise.
-    var heldEvents: [SequencedEvent]?
     /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
     var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
@@ -106,7 +101,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.history = history
         self.news = NewsFeed(capacity: newsCapacity)
         self.table = JobTable(requestIdsKept: configuration.requestIdsKept)
-        self.log = EventLog(capacity: max(1, configuration.eventLogSize), maxBytes: configuration.eventLogBytes)
+        self.stream = EventStream(log: EventLog(capacity: max(1, configuration.eventLogSize), maxBytes: configuration.eventLogBytes))
         self.startInstant = clock.now
         self.logFiles = LogFiles(folder: environment.dataDirectory.appendingPathComponent("logs"))
         if let history {
@@ -155,12 +150,10 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             // `running`) reach them after the reply, so a client reads `accepted` before the job's
             // events, as it always has.
             flushOutgoing()
-            heldEvents = []
+            stream.hold()
             let answered = answer(request)
-            let held = heldEvents ?? []
-            heldEvents = nil
             reply(answered)
-            outgoing.append(contentsOf: held)
+            stream.release()
             flushOutgoing()
         }
     }
@@ -170,21 +163,19 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         queue.async { [self] in
             // Events numbered before the subscription are not this subscriber's.
             flushOutgoing()
-            subscribers[id] = handler
+            stream.subscribe(id, handler)
         }
         return id
     }
 
     /// Hands the events numbered so far to every subscriber, as one batch. Thread: `queue`.
     func flushOutgoing() {
-        guard !outgoing.isEmpty else { return }
-        let batch = outgoing
-        outgoing.removeAll(keepingCapacity: true)
-        for handler in subscribers.values { handler(batch) }
+        guard let (batch, handlers) = stream.takeBatch() else { return }
+        for handler in handlers { handler(batch) }
     }
 
     public func unsubscribe(_ id: Int) {
-        queue.async { [self] in _ = subscribers.removeValue(forKey: id) }
+        queue.async { [self] in stream.unsubscribe(id) }
     }
 
     /// Answers every request but `.page` and `.history` (which read files off the queue). Thread: `queue`.
@@ -195,7 +186,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         case .cancel(let id): return .job(cancelOnQueue(id))
         case .snapshot: return .snapshot(makeSnapshot())
         case .resume(let epoch, let since):
-            if epoch == self.epoch, let events = log.events(after: since, currentSeq: seq) { return .resume(.events(events)) }
+            if epoch == self.epoch, let events = stream.events(after: since) { return .resume(.events(events)) }
             return .resume(.snapshot(makeSnapshot()))
         case .job(let id):
             guard let record = table[JobID(id)] else { return .job(.failure(EngineError(.notFound, "no job \(id)"))) }
@@ -205,7 +196,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             var copy = statistics
             copy.jobsRunning = running.count
             copy.workersConnected = workerPool.count
-            copy.seq = seq
+            copy.seq = stream.seq
             copy.sortCache = environment.sortCache.figures
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
@@ -251,7 +242,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         let id = nextSubscriberIDs.wrappingAdd(1, ordering: .relaxed).oldValue
         return queue.sync {
             flushOutgoing()
-            subscribers[id] = handler
+            stream.subscribe(id, handler)
             return (makeSnapshot(), id)
         }
     }
