@@ -332,6 +332,19 @@ extension ClusterEngine {
         try commandLink.connection().connection
     }
 
+    /// Another connection found Redis back: a failed command connection is made again now, not at its
+    /// next use (the reaper's, up to a second later; starts are refused before they reach it while
+    /// the node is degraded). Thread: `commandQueue`.
+    func reconnectCommands() {
+        guard !health.isWorking(.commands) else { return }
+        do {
+            _ = try commands().command("PING")
+            commandLink.worked()
+        } catch {
+            commandLink.failed(error)
+        }
+    }
+
     /// What a client is told when a Redis call failed. Thread: `commandQueue`.
     func commandFailed(_ error: any Error) -> EngineError {
         if let redis = error as? RedisError, redis.isConnectionLost { health.failed(.commands, redis.description) }

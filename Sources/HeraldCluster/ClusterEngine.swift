@@ -111,6 +111,12 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
                 },
                 control: { [weak self] requests in self?.serve(requests) },
                 log: logger))
+        // The publisher's and the tail's pauses end by themselves when Redis answers another
+        // connection; the command connection has no thread to wait in, so it is tried here.
+        health.whenAnswered { [weak self] link in
+            guard let self, link != .commands else { return }
+            commandQueue.async { self.reconnectCommands() }
+        }
     }
 
     /// Joins the cluster: reads the view from Redis (throws when Redis cannot be reached: a node does

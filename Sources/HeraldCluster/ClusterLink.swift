@@ -5,6 +5,10 @@ import HeraldRedis
 /// when it broke, and the node's health kept in step: a connection that cannot be made marks its link
 /// failed (the node is degraded), one that can marks it working.
 ///
+/// While Redis is away each owner tries again at least once a second (the backoff's cap), and sooner
+/// when another of the node's connections finds Redis back (`ClusterHealth.pause`): all three come back
+/// together, within a second of Redis answering.
+///
 /// Not Sendable: owned by one thread or serial queue, like the connection it holds.
 final class ClusterLink {
     private let settings: ClusterSettings
@@ -12,7 +16,9 @@ final class ClusterLink {
     private let link: ClusterHealth.Link
     private let commandTimeout: Double
     private var current: RedisConnection?
-    private var backoff = RedisBackoff()
+    private var backoff = RedisBackoff(initial: 0.05, maximum: 1)
+    /// `health.answerCount` when this link last looked: its pause ends when another link moves it.
+    private var answersSeen = 0
 
     /// `commandTimeout` must be above any `BLOCK` time used on the connection (a shorter socket
     /// timeout kills the connection in the middle of the block).
@@ -28,20 +34,25 @@ final class ClusterLink {
     func connection() throws(RedisError) -> (connection: RedisConnection, fresh: Bool) {
         if let current, !current.isBroken { return (current, false) }
         close()
+        // An answer found by another link while this one connects in vain ends its next pause.
+        let before = health.answerCount
         do throws(RedisError) {
             let made = try RedisConnection(address: settings.address, connectTimeout: 1, commandTimeout: commandTimeout)
             current = made
             backoff.reset()
             health.ok(link)
+            // Its own answer is no reason to cut its next pause short.
+            answersSeen = health.answerCount
             return (made, true)
         } catch {
+            answersSeen = before
             health.failed(link, error.description)
             throw error
         }
     }
 
-    /// The same for a thread of its own: nil after a backoff pause (50 ms doubling to 2 s) when
-    /// Redis cannot be reached, so its loop tries again.
+    /// The same for a thread of its own: nil after a backoff pause (50 ms doubling to 1 s, less when
+    /// another link finds Redis back) when Redis cannot be reached, so its loop tries again.
     func connectionOrPause() -> (connection: RedisConnection, fresh: Bool)? {
         do { return try connection() } catch {
             pause()
@@ -57,9 +68,15 @@ final class ClusterLink {
     /// A call worked.
     func worked() { health.ok(link) }
 
-    /// Waits the next backoff delay (a loop that found Redis unusable). Thread: the owner's.
+    /// Waits the next backoff delay (a loop that found Redis unusable), or until another link finds
+    /// Redis back. Thread: the owner's.
     func pause() {
-        Thread.sleep(forTimeInterval: backoff.nextDelay())
+        let delay = backoff.nextDelay()
+        // The first step is waited in full: links that connect but then fail at once (a Redis at its
+        // `maxclients`) would otherwise wake each other with no pause at all.
+        let floor = min(delay, backoff.initial)
+        Thread.sleep(forTimeInterval: floor)
+        answersSeen = health.pause(delay - floor, unlessAnsweredAfter: answersSeen)
     }
 
     func close() {

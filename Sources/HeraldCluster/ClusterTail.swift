@@ -11,7 +11,9 @@ import Synchronization
 /// - a block that times out while Redis holds a different epoch (Redis lost its data: the new
 ///   stream's ids are below this node's position, so XREAD would wait for ever): the same.
 /// A lost connection makes the node degraded; it reconnects with a capped backoff and reads on from
-/// its last entry, so nothing is skipped.
+/// its last entry, so nothing is skipped. Once reconnected it waits (up to a second) for the node's
+/// other connections before it reads on or bootstraps, so the node takes starts when its viewers see
+/// Redis back.
 ///
 /// Threads: `start` and `stop` from any thread; everything else on the tail thread only.
 final class ClusterTail: @unchecked Sendable {
@@ -84,6 +86,10 @@ final class ClusterTail: @unchecked Sendable {
     private func run() {
         while !stopping.load(ordering: .relaxed) {
             guard let (connection, fresh) = link.connectionOrPause() else { continue }
+            // Back after a failure: the other connections, woken by this one, are given a moment to
+            // come back too before the viewers hear of Redis again (a new epoch's snapshot), so a
+            // start sent on that snapshot is taken rather than refused `unavailable`.
+            if fresh { health.awaitEveryLink(within: 1) }
             do throws(ClusterFailure) {
                 // Redis may have lost its data while this node could not see it.
                 if fresh, let epoch, try current(connection) != epoch { needsBootstrap = true }

@@ -272,6 +272,24 @@ def test_redis_losing_its_data_starts_a_new_epoch_and_resyncs_every_viewer(clust
         viewer.close()
 
 
+def test_a_start_sent_on_the_new_epochs_snapshot_is_taken_after_redis_restarts_empty(herald_factory, redis_factory, tmp_path):
+    cluster = Cluster(herald_factory, redis_factory(), tmp_path, nodes=1)
+    node = cluster.nodes[0]
+    [viewer] = cluster.viewers()
+    epoch = node.json("GET", "/healthz")[1]["epoch"]
+    cluster.redis.stop()
+    stopped = time.monotonic()
+    wait_for(lambda: node.json("GET", "/healthz")[0] == 503, what="degraded")
+    # Away five seconds, as in a restart: each of the node's connections has backed off to its longest
+    # wait, so on its own each would come back at a different moment.
+    time.sleep(max(0.0, 5 - (time.monotonic() - stopped)))
+    cluster.redis.start()  # no persistence: every key is gone
+    wait_for(lambda: any(m.get("type") == "snapshot" and m["epoch"] != epoch for m in viewer.seen()),
+             what="a snapshot of the new epoch", timeout=30, interval=0.01)
+    status, answer = node.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})
+    assert status == 202, f"a start sent on that snapshot is taken: {answer}"
+    viewer.close()
+
 def test_with_aof_a_redis_restart_keeps_the_epoch_and_every_event(herald_factory, redis_factory, tmp_path):
     cluster = Cluster(herald_factory, redis_factory("aof"), tmp_path, nodes=2)
     viewers = cluster.viewers()
@@ -292,6 +310,7 @@ def test_with_aof_a_redis_restart_keeps_the_epoch_and_every_event(herald_factory
 def test_redis_down_is_degraded_not_fatal(cluster):
     viewers = cluster.viewers()
     node = cluster.nodes[0]
+    epoch = node.json("GET", "/healthz")[1]["epoch"]
     cluster.redis.stop()
     stopped = time.monotonic()
     status, health = wait_for(lambda: (lambda answer: answer if answer[0] == 503 else None)(node.json("GET", "/healthz")),
@@ -302,8 +321,13 @@ def test_redis_down_is_degraded_not_fatal(cluster):
     # Redis stays away for ten seconds; the viewers stay connected all the while.
     time.sleep(max(0.0, 10 - (time.monotonic() - stopped)))
     assert all(viewer.thread.is_alive() for viewer in viewers)
-    cluster.redis.start()
+    cluster.redis.start()  # no persistence: a new epoch
     wait_for(lambda: node.json("GET", "/healthz")[0] == 200, what="healthy again", timeout=30)
+    # Each node resyncs its viewers when it finds Redis back itself: one that finds it after the job
+    # below ended would show the job's end in its snapshot, not as an event.
+    for viewer in viewers:
+        wait_for(lambda: any(m.get("type") == "snapshot" and m["epoch"] != epoch for m in viewer.seen()),
+                 what="a snapshot of the new epoch", timeout=30)
     status, job = wait_for(lambda: (lambda answer: answer if answer[0] == 202 else None)(
         node.json("POST", "/api/jobs", {"kind": "slow", "params": {"n": 3}})), what="a start after Redis came back")
     for viewer in viewers:

@@ -221,4 +221,22 @@ final class ClusterEngineTests: XCTestCase {
         let after = try start(second)
         XCTAssertTrue(poll(timeout: 30) { firstSeen.ended(after.id) != nil }, "jobs started afterwards work")
     }
+
+    /// Redis restarted empty: a start sent as soon as the node's viewers get the new epoch's snapshot
+    /// is taken, not refused `unavailable` while the node's other connections wait out their backoff.
+    func testAStartSentOnTheNewEpochsSnapshotIsTakenAfterRedisRestartsEmpty() throws {
+        let redis = try RedisServerProcess()
+        let (first, seen) = try node("a", on: redis)
+        let before = first.epoch
+        redis.stop()
+        let stopped = Date()
+        XCTAssertTrue(poll(timeout: 30) { (try? start(first, steps: 1)) == nil }, "starts are refused while Redis is away")
+        // Away five seconds, as in a restart: each connection's reconnect backoff has grown to its
+        // longest wait, so on its own each would come back at a different moment.
+        Thread.sleep(forTimeInterval: max(0, 5 - Date().timeIntervalSince(stopped)))
+        try redis.restart()
+        XCTAssertTrue(poll(timeout: 30) { seen.resets.value >= 1 }, "the node's viewers get a snapshot")
+        XCTAssertNotEqual(first.epoch, before, "of a new epoch")
+        XCTAssertNoThrow(try start(first, steps: 1), "a start sent on that snapshot is taken")
+    }
 }
