@@ -17,7 +17,7 @@ extension JobDispatcher {
             adopted.node = configuration.nodeName
             table.insert(adopted)
             // Taken from the cluster's queue or from a stopped node: Redis gave it its place already.
-            gateStates[record.id] = .cleared
+            cluster.gateStates[record.id] = .cleared
             guard let runner = runners[record.kind] else {
                 finishWithoutRunning(
                     record.id, state: record.state == .running ? .failed : .cancelled,

@@ -31,19 +31,14 @@ extension JobDispatcher {
     /// cancelled, when a dependency ended other than `succeeded`). Thread: any; never waits.
     public func noteForeignJobs(_ states: [JobID: JobState], register: Bool = false) {
         queue.async { [self] in
-            var changed = false
-            for (id, state) in states where table[id] == nil && (register || foreignStates[id] != nil) {
-                changed = changed || foreignStates[id] != state
-                foreignStates[id] = state
-            }
-            guard changed else { return }
+            guard cluster.note(states, register: register, isHeld: { table.contains($0) }) else { return }
             resolveDependents()
             pump()
             // Bounded: past a thousand, only the jobs unfinished jobs wait for stay. (Not at every
             // change: a state registered for a start not yet made must outlive other nodes' events.)
-            if foreignStates.count > 1000 {
+            if cluster.foreignStates.count > 1000 {
                 let waitedFor = table.waitedFor
-                foreignStates = foreignStates.filter { waitedFor.contains($0.key) }
+                cluster.foreignStates = cluster.foreignStates.filter { waitedFor.contains($0.key) }
             }
         }
     }
@@ -54,8 +49,8 @@ extension JobDispatcher {
     /// from the cluster's queue (`adopt`) need no consent. Thread: any; never waits.
     public func gateLaunches(of kinds: Set<JobKind>, through gate: @escaping LaunchGate) {
         queue.async { [self] in
-            gatedKinds = kinds
-            launchGate = gate
+            cluster.gatedKinds = kinds
+            cluster.launchGate = gate
         }
     }
 
@@ -64,13 +59,13 @@ extension JobDispatcher {
     public func reopenGates(for kinds: Set<JobKind>) {
         queue.async { [self] in
             var reopened = false
-            for (id, state) in gateStates {
+            for (id, state) in cluster.gateStates {
                 guard let record = table[id], !record.state.isTerminal else {
-                    gateStates.removeValue(forKey: id)
+                    cluster.gateStates.removeValue(forKey: id)
                     continue
                 }
                 if state == .refused, kinds.contains(record.kind) {
-                    gateStates.removeValue(forKey: id)
+                    cluster.gateStates.removeValue(forKey: id)
                     reopened = true
                 }
             }
@@ -80,18 +75,18 @@ extension JobDispatcher {
 
     /// Whether `record` may launch now; asks the gate when it has not yet. Thread: `queue`.
     func passesGate(_ record: JobRecord) -> Bool {
-        guard let launchGate, gatedKinds.contains(record.kind) else { return true }
-        switch gateStates[record.id] {
+        guard cluster.isGated(record), let launchGate = cluster.launchGate else { return true }
+        switch cluster.gateStates[record.id] {
         case .cleared: return true
         case .asked, .refused: return false
         case nil:
-            gateStates[record.id] = .asked
+            cluster.gateStates[record.id] = .asked
             let id = record.id
             launchGate(record) { [weak self] granted in
                 guard let self else { return }
                 queue.async { [self] in
-                    guard gateStates[id] == .asked else { return }
-                    gateStates[id] = granted ? .cleared : .refused
+                    guard cluster.gateStates[id] == .asked else { return }
+                    cluster.gateStates[id] = granted ? .cleared : .refused
                     if granted { pump() }
                 }
             }
@@ -103,9 +98,9 @@ extension JobDispatcher {
     /// had forgotten (it was paused past its lease) lists them again. Thread: any; never waits.
     public func announceWorkers() {
         queue.async { [self] in
-            let infos = workerPool.infos
+            let infos = remote.pool.infos
             guard !infos.isEmpty else { return }
-            lastEmittedWorkers = infos
+            remote.lastAnnounced = infos
             emit(.workers(infos))
         }
     }

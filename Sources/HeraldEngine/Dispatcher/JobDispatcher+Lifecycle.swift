@@ -19,7 +19,9 @@ extension JobDispatcher {
         var after: [JobID] = []
         for text in request.after {
             let id = JobID(text)
-            guard table[id] != nil || foreignStates[id] != nil else { return .failure(.badRequest(field: "after", "unknown job \(text)")) }
+            guard table[id] != nil || cluster.foreignStates[id] != nil else {
+                return .failure(.badRequest(field: "after", "unknown job \(text)"))
+            }
             if !after.contains(id) { after.append(id) }
         }
         // A new job can only name jobs that already exist, so a cycle cannot be formed.
@@ -104,7 +106,7 @@ extension JobDispatcher {
     func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
         retryAt.removeValue(forKey: id)
         // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
-        if let kept = retryLogs.removeValue(forKey: id) { writeLog(kept, of: id) }
+        if let kept = keptLogs.waitingForRetry.removeValue(forKey: id) { writeLog(kept, of: id) }
         let record = transition(id, to: state) { record in
             record.error = reason
             record.finishedAt = Self.nowMillis()
@@ -139,8 +141,8 @@ extension JobDispatcher {
     }
 
     /// The state of a job a job of this dispatcher waits for: its own, or one another cluster node
-    /// runs (`foreignStates`).
-    func dependencyState(_ id: JobID) -> JobState? { table[id]?.state ?? foreignStates[id] }
+    /// runs (`ClusterHooks.foreignStates`).
+    func dependencyState(_ id: JobID) -> JobState? { table[id]?.state ?? cluster.foreignStates[id] }
 
     /// Starts queued jobs, oldest first, while per-kind limits allow: on a remote worker with a free
     /// slot that runs the kind, else here while local workers are free and the kind has a command.
@@ -171,8 +173,8 @@ extension JobDispatcher {
     func freeSlot(for kind: JobKind) -> Slot? {
         let runningOfKind = running.values.filter { $0.context.kind == kind }.count
         guard runningOfKind < configuration.limit(for: kind).maxConcurrent else { return nil }
-        if let session = workerPool.pick(kind) { return .worker(session) }
-        if running.count - workerPool.heldCount < configuration.workers, runners[kind]?.runsLocally == true { return .here }
+        if let session = remote.pool.pick(kind) { return .worker(session) }
+        if running.count - remote.pool.heldCount < configuration.workers, runners[kind]?.runsLocally == true { return .here }
         return nil
     }
 
@@ -188,7 +190,8 @@ extension JobDispatcher {
             self.queue.async { self.sampleProgress(of: id, final: false) }
         }
         let context = JobContext(
-            record: queued, environment: environment, progress: reporter, sink: self, log: retryLogs.removeValue(forKey: id) ?? LogKeeper())
+            record: queued, environment: environment, progress: reporter, sink: self,
+            log: keptLogs.waitingForRetry.removeValue(forKey: id) ?? LogKeeper())
         running[id] = RunningJob(
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
             started: clock.now)
@@ -242,7 +245,7 @@ extension JobDispatcher {
         let exit = job.context.recordedExit
         if state == .failed, let policy = runners[job.context.kind]?.retryPolicy, job.context.attempt <= policy.retries {
             // The next attempt's lines go on in the same log.
-            if job.context.log.count > 0 { retryLogs[id] = job.context.log }
+            if job.context.log.count > 0 { keptLogs.waitingForRetry[id] = job.context.log }
             retry(id, after: job.context.attempt, policy: policy, error: error ?? "failed", exit: exit)
             statistics.progressCoalesced += job.coalescer.heldBack
             statistics.retries += 1
@@ -272,12 +275,12 @@ extension JobDispatcher {
     }
 
     private func writeLog(_ kept: LogKeeper, of id: JobID) {
-        unwrittenLogs[id] = kept
+        keptLogs.beingWritten[id] = kept
         let files = logFiles
         DispatchQueue.global(qos: .utility).async { [self] in
             let (first, lines) = kept.all()
             files.write(id, lines, first: first)
-            queue.async { self.unwrittenLogs[id] = nil }
+            queue.async { self.keptLogs.beingWritten[id] = nil }
         }
     }
 
@@ -346,6 +349,6 @@ extension JobDispatcher {
         limits["maxSortCount"] = .int(Int64(environment.maxSortCount))
         limits["eventLogSize"] = .int(Int64(stream.log.capacity))
         limits["progressEventsPerSecond"] = .number(configuration.progressEventsPerSecond)
-        return Snapshot(epoch: epoch, seq: stream.seq, jobs: table.all, news: news, limits: limits, workers: workerPool.infos)
+        return Snapshot(epoch: epoch, seq: stream.seq, jobs: table.all, news: news, limits: limits, workers: remote.pool.infos)
     }
 }

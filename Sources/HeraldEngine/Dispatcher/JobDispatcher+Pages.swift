@@ -46,7 +46,7 @@ extension JobDispatcher {
             if runner is CommandRunner {
                 // A command job pages its kept log: from memory while it runs or is being written,
                 // else from its file, read off the queue.
-                if let kept = running[record.id]?.context.log ?? retryLogs[record.id] ?? unwrittenLogs[record.id] {
+                if let kept = running[record.id]?.context.log ?? keptLogs.log(of: record.id) {
                     return reply(.success(Self.logPage(kept, offset: offset, limit: limit)))
                 }
                 let logs = logFiles

@@ -125,14 +125,14 @@ extension JobDispatcher: JobEventSink {
 
     /// Background fetches (`--news-interval`) happen only while `gate` says so. Thread: any.
     public func gateBackgroundFetches(_ gate: @escaping @Sendable () -> Bool) {
-        queue.async { self.backgroundFetchGate = gate }
+        queue.async { self.cluster.backgroundFetchGate = gate }
     }
 
     func startNewsTimer(every seconds: Double) {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + seconds, repeating: seconds)
         timer.setEventHandler { [weak self] in
-            guard let self, !self.isShuttingDown, self.backgroundFetchGate?() ?? true else { return }
+            guard let self, !self.isShuttingDown, self.cluster.backgroundFetchGate?() ?? true else { return }
             // One background fetch at a time: skip the tick if one is still queued or running.
             let busy = self.table.all.contains { $0.kind == .fetch && !$0.state.isTerminal }
             if !busy { _ = self.startOnQueue(StartRequest(kind: JobKind.fetch.rawValue, params: ["background": true])) }

@@ -15,7 +15,7 @@ extension JobDispatcher {
 
     public func detachWorker(_ session: WorkerSession) {
         queue.async { [self] in
-            expiredWorkers[session] = nil
+            remote.expired[session] = nil
             detachOnQueue(session, because: "its connection closed")
         }
     }
@@ -28,12 +28,12 @@ extension JobDispatcher {
         guard !isShuttingDown else {
             return directives(.error(EngineError(.shuttingDown, "the server is shutting down"), job: nil, attempt: nil))
         }
-        guard !workerPool.isAttached(session) else {
+        guard !remote.pool.isAttached(session) else {
             return directives(.error(EngineError(.badRequest, "this connection already said hello"), job: nil, attempt: nil))
         }
         if let refusal = refusal(of: hello) { return directives(.error(refusal, job: nil, attempt: nil)) }
-        workerPool.attach(session, hello, now: monotonicSeconds())
-        workerDirectives[session] = directives
+        remote.pool.attach(session, hello, now: monotonicSeconds())
+        remote.directives[session] = directives
         directives(.accepted(name: hello.name, lease: leaseSeconds))
         startLeaseTimerIfNeeded()
         emitWorkersIfChanged()
@@ -79,10 +79,10 @@ extension JobDispatcher {
 
     private func reportOnQueue(_ session: WorkerSession, _ report: WorkerReport) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let directives = workerDirectives[session] else {
+        guard let directives = remote.directives[session] else {
             // The worker's lease ran out and its connection is being closed: a report on a run is
             // refused like any other about an attempt the worker no longer holds.
-            if let expired = expiredWorkers[session], let (job, attempt) = report.target {
+            if let expired = remote.expired[session], let (job, attempt) = report.target {
                 statistics.staleReports += 1
                 expired(
                     .error(
@@ -92,10 +92,10 @@ extension JobDispatcher {
             }
             return
         }
-        workerPool.heard(session, now: monotonicSeconds())
+        remote.pool.heard(session, now: monotonicSeconds())
         guard let (job, attempt) = report.target else {
             if report == .drain {
-                workerPool.drain(session)
+                remote.pool.drain(session)
                 emitWorkersIfChanged()
             }
             return
@@ -103,12 +103,12 @@ extension JobDispatcher {
         guard let record = table[job] else {
             return directives(.error(EngineError(.notFound, "no job \(job)"), job: job, attempt: attempt))
         }
-        guard workerPool.holds(session, job: job, attempt: attempt), let run = running[job] else {
+        guard remote.pool.holds(session, job: job, attempt: attempt), let run = running[job] else {
             statistics.staleReports += 1
             let now: String
             if record.state.isTerminal {
                 now = "the job ended \(record.state.rawValue)"
-            } else if let holder = workerPool.holder(of: job) {
+            } else if let holder = remote.pool.holder(of: job) {
                 now = holder.session == session ? "this worker runs attempt \(holder.attempt)" : "attempt \(holder.attempt) runs elsewhere"
             } else {
                 now = "the job is \(record.state.rawValue)"
@@ -129,13 +129,13 @@ extension JobDispatcher {
         case .results(_, _, let items):
             keepAndEmitResults(job: job, items: items)
         case .result(_, _, let summary):
-            workerPool.release(job)
+            remote.pool.release(job)
             finish(job, .success(summary))
             emitWorkersIfChanged()
         case .fail(_, _, let error, let exit, let cancelled):
             if let exit { run.context.recordExit(exit) }
-            workerPool.release(job)
-            if let timeout = remoteTimedOut.remove(job).flatMap({ _ in timeout(of: record.kind) }), !cancelRequested.contains(job) {
+            remote.pool.release(job)
+            if let timeout = remote.timedOut.remove(job).flatMap({ _ in timeout(of: record.kind) }), !cancelRequested.contains(job) {
                 finish(job, .failure(JobFailure("timed out after \(CommandRunner.seconds(timeout)) s")))
             } else {
                 finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure(error)))
@@ -150,26 +150,26 @@ extension JobDispatcher {
     /// naming the worker (cancelled, for a job whose cancel was asked for).
     func detachOnQueue(_ session: WorkerSession, because reason: String) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard workerDirectives.removeValue(forKey: session) != nil else { return }
-        let name = workerPool.name(of: session) ?? "?"
-        let lost = workerPool.detach(session)
+        guard remote.directives.removeValue(forKey: session) != nil else { return }
+        let name = remote.pool.name(of: session) ?? "?"
+        let lost = remote.pool.detach(session)
         for (job, _) in lost {
             statistics.leasesLost += 1
-            remoteTimedOut.remove(job)
+            remote.timedOut.remove(job)
             let cancelled = cancelRequested.contains(job)
             finish(job, .failure(cancelled ? JobCancelled() as any Error : JobFailure("worker \(name) lost: \(reason)")))
         }
         emitWorkersIfChanged()
-        if workerPool.count == 0 { stopLeaseTimer() }
+        if remote.pool.count == 0 { stopLeaseTimer() }
         pump()
     }
 
     /// Runs a queued job on a worker: the attempt is counted and assigned before anyone is told.
     func launchRemote(_ next: JobRecord, on session: WorkerSession) {
-        guard let name = workerPool.name(of: session), let directives = workerDirectives[session] else { return }
+        guard let name = remote.pool.name(of: session), let directives = remote.directives[session] else { return }
         let attempt = (next.attempt ?? 0) + 1
-        workerPool.assign(next.id, attempt: attempt, to: session)
-        remoteTimedOut.remove(next.id)
+        remote.pool.assign(next.id, attempt: attempt, to: session)
+        remote.timedOut.remove(next.id)
         guard let record = begin(next, attempt: attempt, worker: name) else { return }
         directives(.assign(record, attempt: attempt, lease: leaseSeconds))
         emitWorkersIfChanged()
@@ -179,9 +179,9 @@ extension JobDispatcher {
     /// refilled by the next queued job in the same turn leaves the list as it was, and viewers
     /// would get the same list twice.
     func emitWorkersIfChanged() {
-        let infos = workerPool.infos
-        guard infos != lastEmittedWorkers else { return }
-        lastEmittedWorkers = infos
+        let infos = remote.pool.infos
+        guard infos != remote.lastAnnounced else { return }
+        remote.lastAnnounced = infos
         emit(.workers(infos))
     }
 
@@ -189,7 +189,7 @@ extension JobDispatcher {
     func requestCancel(_ id: JobID) {
         cancelRequested.insert(id)
         running[id]?.context.requestCancel()
-        if let holder = workerPool.holder(of: id) { workerDirectives[holder.session]?(.cancel(job: id, attempt: holder.attempt)) }
+        if let holder = remote.pool.holder(of: id) { remote.directives[holder.session]?(.cancel(job: id, attempt: holder.attempt)) }
     }
 
     private func startLeaseTimerIfNeeded() {
@@ -215,20 +215,20 @@ extension JobDispatcher {
     /// Drops every worker not heard from for a lease: its connection is closed, its attempts lost.
     /// Asks a worker to stop an attempt that ran past its kind's timeout (it ends `failed`, "timed out").
     private func checkLeases() {
-        for (job, run) in running where !remoteTimedOut.contains(job) {
-            guard let holder = workerPool.holder(of: job), let timeout = timeout(of: run.context.kind),
+        for (job, run) in running where !remote.timedOut.contains(job) {
+            guard let holder = remote.pool.holder(of: job), let timeout = timeout(of: run.context.kind),
                 clock.now - run.started >= .milliseconds(Int64(timeout * 1000))
             else { continue }
-            remoteTimedOut.insert(job)
-            workerDirectives[holder.session]?(.cancel(job: job, attempt: holder.attempt))
+            remote.timedOut.insert(job)
+            remote.directives[holder.session]?(.cancel(job: job, attempt: holder.attempt))
         }
         let lease = configuration.workerLeaseSeconds
-        for session in workerPool.expired(now: monotonicSeconds(), lease: lease) {
+        for session in remote.pool.expired(now: monotonicSeconds(), lease: lease) {
             let reason = "no message for \(Self.shortSeconds(lease)) s"
-            let directives = workerDirectives[session]
+            let directives = remote.directives[session]
             directives?(.drop(reason: "worker lease expired: \(reason)"))
             detachOnQueue(session, because: reason)
-            expiredWorkers[session] = directives
+            remote.expired[session] = directives
         }
     }
 }

@@ -45,43 +45,22 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var cancelRequested: Set<JobID> = []
     var progressTimer: DispatchSourceTimer?
     var newsTimer: DispatchSourceTimer?
-    /// Asked before each background news fetch; nil: always fetch. A cluster node sets it, so one node
-    /// of the cluster fetches (`ClusterEngine`). Confined to `queue`.
-    var backgroundFetchGate: (@Sendable () -> Bool)?
-    /// The last known states of jobs another cluster node runs that this dispatcher's jobs wait for
-    /// (`after`), told by the cluster engine (`noteForeignJobs`). Confined to `queue`.
-    var foreignStates: [JobID: JobState] = [:]
-    /// A cluster node's gate on launches of kinds whose `concurrency` holds across the cluster
-    /// (`gateLaunches`), the kinds it covers, and where each of their jobs stands with it. Confined to `queue`.
-    var launchGate: LaunchGate?
-    var gatedKinds: Set<JobKind> = []
-    var gateStates: [JobID: GateState] = [:]
+    /// What a cluster node set (`JobDispatcher+Cluster`); empty on a single server.
+    var cluster = ClusterHooks()
     var isShuttingDown = false
     /// Callers of `shutdown` waiting for the last running job to end; all are signalled together.
     var idleWaiters: [DispatchSemaphore] = []
     var statistics = EngineStatistics()
-    /// Kept logs of command jobs waiting for a retry: the next attempt writes on. Confined to `queue`.
-    var retryLogs: [JobID: LogKeeper] = [:]
-    /// Kept logs of command jobs that ended and whose file is being written. Confined to `queue`.
-    var unwrittenLogs: [JobID: LogKeeper] = [:]
+    /// Command jobs' logs between a run and their file.
+    var keptLogs = KeptLogs()
     /// Where ended command jobs' logs live (the data folder's `logs/`). Thread: any.
     let logFiles: LogFiles
     /// When a retrying job may run again (monotonic); absent for every other job.
     var retryAt: [JobID: ContinuousClock.Instant] = [:]
-    /// Attached remote workers and the attempts they hold. Confined to `queue`.
-    var workerPool = WorkerPool()
-    /// How to reach each attached worker (the server's connection). Confined to `queue`.
-    var workerDirectives: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
-    /// Workers dropped for their lease whose connection has not closed yet, and how to reach them:
-    /// their reports are answered `lease_lost`. Confined to `queue`.
-    var expiredWorkers: [WorkerSession: @Sendable (WorkerDirective) -> Void] = [:]
-    /// The list the last `workers` event carried (`emitWorkersIfChanged`). Confined to `queue`.
-    var lastEmittedWorkers: [WorkerInfo] = []
-    /// Checks workers' leases while any is attached. Confined to `queue`.
+    /// Attached remote workers, the attempts they hold and how to reach them.
+    var remote = RemoteWorkers()
+    /// Checks workers' leases while any is attached.
     var leaseTimer: DispatchSourceTimer?
-    /// Remote attempts cancelled because they ran past their kind's `timeout`: their `fail` is a
-    /// timeout, not a cancel. Confined to `queue`.
-    var remoteTimedOut: Set<JobID> = []
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
     struct RunningJob {
@@ -195,12 +174,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         case .statistics:
             var copy = statistics
             copy.jobsRunning = running.count
-            copy.workersConnected = workerPool.count
+            copy.workersConnected = remote.pool.count
             copy.seq = stream.seq
             copy.sortCache = environment.sortCache.figures
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
-        case .workers: return .workers(workerPool.infos)
+        case .workers: return .workers(remote.pool.infos)
         case .page, .history: preconditionFailure("pages are read off the queue")
         }
     }
