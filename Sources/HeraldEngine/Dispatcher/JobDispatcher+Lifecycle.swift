@@ -104,7 +104,7 @@ extension JobDispatcher {
 
     @discardableResult
     func finishWithoutRunning(_ id: JobID, state: JobState, reason: String) -> JobRecord? {
-        retryAt.removeValue(forKey: id)
+        retries.removeValue(forKey: id)?.timer.cancel()
         // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
         if let kept = keptLogs.waitingForRetry.removeValue(forKey: id) { writeLog(kept, of: id) }
         let record = transition(id, to: state) { record in
@@ -152,7 +152,7 @@ extension JobDispatcher {
             guard let record = table[id], record.state == .queued,
                 record.after.allSatisfy({ dependencyState($0) == .succeeded })
             else { continue }
-            if let due = retryAt[id], due > clock.now { continue }
+            if let due = retries[id]?.due, due > clock.now() { continue }
             guard let slot = freeSlot(for: record.kind), passesGate(record) else { continue }
             switch slot {
             case .worker(let session): launchRemote(record, on: session)
@@ -182,7 +182,7 @@ extension JobDispatcher {
     /// remote runs share. Returns the running record.
     func begin(_ next: JobRecord, attempt: Int?, worker: String?) -> JobRecord? {
         let id = next.id
-        retryAt.removeValue(forKey: id)
+        retries.removeValue(forKey: id)?.timer.cancel()
         var queued = next
         queued.attempt = attempt
         let reporter = ProgressReporter { [weak self] in
@@ -194,7 +194,7 @@ extension JobDispatcher {
             log: keptLogs.waitingForRetry.removeValue(forKey: id) ?? LogKeeper())
         running[id] = RunningJob(
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
-            started: clock.now)
+            started: clock.now())
         let record = transition(id, to: .running) { record in
             record.startedAt = Self.nowMillis()
             record.attempt = attempt
@@ -226,7 +226,7 @@ extension JobDispatcher {
         dispatchPrecondition(condition: .onQueue(queue))
         sampleProgress(of: id, final: true)
         guard let job = running.removeValue(forKey: id) else { return }
-        let seconds = (clock.now - job.started) / .seconds(1)
+        let seconds = clock.now() - job.started
         let wasCancelled = cancelRequested.remove(id) != nil
         let state: JobState
         var error: String?
@@ -294,12 +294,12 @@ extension JobDispatcher {
     /// A failed attempt with attempts left: back to `queued`, run again after the policy's delay.
     private func retry(_ id: JobID, after attempt: Int, policy: RetryPolicy, error: String, exit: JSONObject?) {
         let delay = policy.delay(after: attempt, jitter: Double.random(in: -1...1))
-        retryAt[id] = clock.now + .milliseconds(Int64(delay * 1000))
+        let timer = clock.schedule(on: queue, after: delay, repeating: nil) { [weak self] in self?.pump() }
+        retries[id] = (clock.now() + delay, timer)
         transition(id, to: .queued) { record in
             record.error = "attempt \(attempt) failed: \(error); retrying in \(Self.shortSeconds(delay)) s"
             record.exit = exit
         }
-        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.pump() }
     }
 
     static func shortSeconds(_ seconds: Double) -> String {

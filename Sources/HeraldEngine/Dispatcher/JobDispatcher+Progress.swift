@@ -12,7 +12,7 @@ extension JobDispatcher: JobEventSink {
         dispatchPrecondition(condition: .onQueue(queue))
         guard var job = running[id], job.context.progress.hasAnyReport else { return }
         let sample = job.context.progress.sample()
-        guard let emitted = job.coalescer.offer(sample, now: monotonicSeconds(), final: final) else {
+        guard let emitted = job.coalescer.offer(sample, now: clock.now(), final: final) else {
             running[id] = job
             return
         }
@@ -24,16 +24,12 @@ extension JobDispatcher: JobEventSink {
 
     func startProgressTimerIfNeeded() {
         guard progressTimer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
         // Ticking at half the minimum interval keeps each job's bars fresh without exceeding the bound.
         let interval = max(0.005, 0.5 / max(0.1, configuration.progressEventsPerSecond))
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(2))
-        timer.setEventHandler { [weak self] in
+        progressTimer = clock.schedule(on: queue, after: interval, repeating: interval) { [weak self] in
             guard let self else { return }
             for id in self.running.keys { self.sampleProgress(of: id, final: false) }
         }
-        timer.resume()
-        progressTimer = timer
     }
 
     func stopProgressTimer() {
@@ -129,15 +125,11 @@ extension JobDispatcher: JobEventSink {
     }
 
     func startNewsTimer(every seconds: Double) {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + seconds, repeating: seconds)
-        timer.setEventHandler { [weak self] in
+        newsTimer = clock.schedule(on: queue, after: seconds, repeating: seconds) { [weak self] in
             guard let self, !self.isShuttingDown, self.cluster.backgroundFetchGate?() ?? true else { return }
             // One background fetch at a time: skip the tick if one is still queued or running.
             let busy = self.table.all.contains { $0.kind == .fetch && !$0.state.isTerminal }
             if !busy { _ = self.startOnQueue(StartRequest(kind: JobKind.fetch.rawValue, params: ["background": true])) }
         }
-        timer.resume()
-        newsTimer = timer
     }
 }

@@ -32,7 +32,7 @@ extension JobDispatcher {
             return directives(.error(EngineError(.badRequest, "this connection already said hello"), job: nil, attempt: nil))
         }
         if let refusal = refusal(of: hello) { return directives(.error(refusal, job: nil, attempt: nil)) }
-        remote.pool.attach(session, hello, now: monotonicSeconds())
+        remote.pool.attach(session, hello, now: clock.now())
         remote.directives[session] = directives
         directives(.accepted(name: hello.name, lease: leaseSeconds))
         startLeaseTimerIfNeeded()
@@ -92,7 +92,7 @@ extension JobDispatcher {
             }
             return
         }
-        remote.pool.heard(session, now: monotonicSeconds())
+        remote.pool.heard(session, now: clock.now())
         guard let (job, attempt) = report.target else {
             if report == .drain {
                 remote.pool.drain(session)
@@ -194,12 +194,8 @@ extension JobDispatcher {
 
     private func startLeaseTimerIfNeeded() {
         guard leaseTimer == nil else { return }
-        let timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = min(1.0, max(0.05, configuration.workerLeaseSeconds / 10))
-        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(20))
-        timer.setEventHandler { [weak self] in self?.checkLeases() }
-        timer.resume()
-        leaseTimer = timer
+        leaseTimer = clock.schedule(on: queue, after: interval, repeating: interval) { [weak self] in self?.checkLeases() }
     }
 
     private func stopLeaseTimer() {
@@ -217,13 +213,13 @@ extension JobDispatcher {
     private func checkLeases() {
         for (job, run) in running where !remote.timedOut.contains(job) {
             guard let holder = remote.pool.holder(of: job), let timeout = timeout(of: run.context.kind),
-                clock.now - run.started >= .milliseconds(Int64(timeout * 1000))
+                clock.now() - run.started >= timeout
             else { continue }
             remote.timedOut.insert(job)
             remote.directives[holder.session]?(.cancel(job: job, attempt: holder.attempt))
         }
         let lease = configuration.workerLeaseSeconds
-        for session in remote.pool.expired(now: monotonicSeconds(), lease: lease) {
+        for session in remote.pool.expired(now: clock.now(), lease: lease) {
             let reason = "no message for \(Self.shortSeconds(lease)) s"
             let directives = remote.directives[session]
             directives?(.drop(reason: "worker lease expired: \(reason)"))

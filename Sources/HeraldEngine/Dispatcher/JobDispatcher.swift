@@ -21,8 +21,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let queue = DispatchQueue(label: "herald.dispatcher", qos: .userInitiated)
     let runners: [JobKind: any JobRunner]
     let history: HistoryStore?
-    let clock = ContinuousClock()
-    let startInstant: ContinuousClock.Instant
+    /// Time for leases, retries and pacing, and the timers. Thread: any.
+    let clock: any DispatcherClock
     /// Uncoalesced progress hops queued but not yet run (benchmark `ticker` back-pressure). Thread: any.
     let uncoalescedInFlight = Atomic<Int>(0)
     /// Bounds the result and news hops that workers have queued but the dispatcher has not run yet:
@@ -43,8 +43,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let pendingTicks = Protected<[(JobID, JobProgress)]>([])
     var running: [JobID: RunningJob] = [:]
     var cancelRequested: Set<JobID> = []
-    var progressTimer: DispatchSourceTimer?
-    var newsTimer: DispatchSourceTimer?
+    var progressTimer: (any ScheduledTimer)?
+    var newsTimer: (any ScheduledTimer)?
     /// What a cluster node set (`JobDispatcher+Cluster`); empty on a single server.
     var cluster = ClusterHooks()
     var isShuttingDown = false
@@ -55,23 +55,25 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     var keptLogs = KeptLogs()
     /// Where ended command jobs' logs live (the data folder's `logs/`). Thread: any.
     let logFiles: LogFiles
-    /// When a retrying job may run again (monotonic); absent for every other job.
-    var retryAt: [JobID: ContinuousClock.Instant] = [:]
+    /// When a retrying job may run again (`clock` time) and the timer that pumps then; absent for
+    /// every other job.
+    var retries: [JobID: (due: Double, timer: any ScheduledTimer)] = [:]
     /// Attached remote workers, the attempts they hold and how to reach them.
     var remote = RemoteWorkers()
     /// Checks workers' leases while any is attached.
-    var leaseTimer: DispatchSourceTimer?
+    var leaseTimer: (any ScheduledTimer)?
 
     /// A job on a worker: its context and the coalescer that paces its progress events.
     struct RunningJob {
         let context: JobContext
         var coalescer: ProgressCoalescer
-        let started: ContinuousClock.Instant
+        /// `clock` time.
+        let started: Double
     }
 
     public init(
         configuration: EngineConfiguration = EngineConfiguration(), environment: JobEnvironment,
-        runners: [any JobRunner], history: HistoryStore? = nil, newsCapacity: Int = 200
+        runners: [any JobRunner], history: HistoryStore? = nil, newsCapacity: Int = 200, clock: any DispatcherClock = SystemClock()
     ) {
         self.epoch = Self.makeEpoch()
         self.configuration = configuration
@@ -81,7 +83,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.news = NewsFeed(capacity: newsCapacity)
         self.table = JobTable(requestIdsKept: configuration.requestIdsKept)
         self.stream = EventStream(log: EventLog(capacity: max(1, configuration.eventLogSize), maxBytes: configuration.eventLogBytes))
-        self.startInstant = clock.now
+        self.clock = clock
         self.logFiles = LogFiles(folder: environment.dataDirectory.appendingPathComponent("logs"))
         if let history {
             for record in history.load() {
@@ -101,12 +103,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
 
     static func nowMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
     static func nowMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
-
-    /// Seconds since this dispatcher was made, on a monotonic clock. Thread: any.
-    func monotonicSeconds() -> Double {
-        let elapsed = clock.now - startInstant
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
 
     // MARK: - Messages (JobEngine): any thread, never blocks
 

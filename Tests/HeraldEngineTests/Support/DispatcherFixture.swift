@@ -19,7 +19,7 @@ final class DispatcherFixture: Sendable {
 
     fileprivate init(
         folder: URL, configuration: EngineConfiguration, runners: [any JobRunner], maxSearchResults: Int, maxSortCount: Int,
-        sortCacheBytes: Int, dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?
+        sortCacheBytes: Int, dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?, clock: any DispatcherClock
     ) {
         self.folder = folder
         root = folder.appendingPathComponent("root")
@@ -29,7 +29,8 @@ final class DispatcherFixture: Sendable {
         let environment = JobEnvironment(
             searchRoot: root, dataDirectory: data, newsSource: newsSource, maxSearchResults: maxSearchResults,
             maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes)
-        dispatcher = JobDispatcher(configuration: configuration, environment: environment, runners: runners, history: history)
+        dispatcher = JobDispatcher(
+            configuration: configuration, environment: environment, runners: runners, history: history, clock: clock)
         recorder = EventRecorder(dispatcher)
     }
 
@@ -99,13 +100,13 @@ extension XCTestCase {
         maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000, sortCacheBytes: Int = SortCache.defaultLimitBytes,
         dataInsideRoot: Bool = false,
         newsSource: NewsSource = NewsSource(probability: 0, seed: 1), folder: TemporaryDirectory? = nil,
-        history: HistoryStore? = nil
+        history: HistoryStore? = nil, clock: any DispatcherClock = SystemClock()
     ) -> DispatcherFixture {
         let folder = folder ?? makeTemporaryDirectory()
         let fixture = DispatcherFixture(
             folder: folder.url, configuration: configuration, runners: runners, maxSearchResults: maxSearchResults,
             maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes, dataInsideRoot: dataInsideRoot, newsSource: newsSource,
-            history: history)
+            history: history, clock: clock)
         addTeardownBlock { fixture.dispatcher.shutdown(grace: 0) }
         return fixture
     }

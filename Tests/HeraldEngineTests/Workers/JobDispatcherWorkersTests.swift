@@ -49,11 +49,15 @@ final class JobDispatcherWorkersTests: XCTestCase {
         return kind
     }
 
-    private func makeWorkerFixture(retries: Int = 0, lease: Double = 30, timeout: Double? = nil) -> DispatcherFixture {
+    private func makeWorkerFixture(
+        retries: Int = 0, lease: Double = 30, timeout: Double? = nil, clock: any DispatcherClock = SystemClock()
+    ) -> DispatcherFixture {
         var configuration = testConfiguration()
         configuration.workerLeaseSeconds = lease
-        return makeFixture(configuration, runners: [CommandRunner(Self.encode(retries: retries, timeout: timeout))])
+        return makeFixture(configuration, runners: [CommandRunner(Self.encode(retries: retries, timeout: timeout))], clock: clock)
     }
+
+    private func dropped(_ inbox: Inbox) -> Bool { inbox.all.contains { if case .drop = $0 { return true } else { return false } } }
 
     private func attach(_ fixture: DispatcherFixture, _ session: Int, name: String, slots: Int = 1, params: [String: JSONValue]? = nil)
         -> Inbox
@@ -173,10 +177,15 @@ final class JobDispatcherWorkersTests: XCTestCase {
     }
 
     func testASilentWorkerIsDroppedAfterItsLeaseAndItsJobFailsNamingIt() throws {
-        let fixture = makeWorkerFixture(lease: 0.3)
+        let clock = ManualClock()
+        let fixture = makeWorkerFixture(lease: 0.3, clock: clock)
         let silent = attach(fixture, 1, name: "gpu-1")
         let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
         XCTAssertNotNil(silent.assignment(of: job.id))
+        clock.advance(by: 0.28)
+        XCTAssertFalse(dropped(silent), "within its lease")
+        XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running)
+        clock.advance(by: 0.05)
         let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
         XCTAssertEqual(done.state, .failed)
         XCTAssertEqual(done.error, "worker gpu-1 lost: no message for 0.3 s")
@@ -185,10 +194,12 @@ final class JobDispatcherWorkersTests: XCTestCase {
     }
 
     func testAReportBetweenALeasesEndAndItsConnectionClosingIsAnsweredLeaseLost() throws {
-        let fixture = makeWorkerFixture(lease: 0.3)
+        let clock = ManualClock()
+        let fixture = makeWorkerFixture(lease: 0.3, clock: clock)
         let silent = attach(fixture, 1, name: "gpu-1")
         let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
         XCTAssertNotNil(silent.assignment(of: job.id))
+        clock.advance(by: 0.35)
         XCTAssertNotNil(silent.wait("a drop") { if case .drop = $0 { return true } else { return nil } })
         // The connection has not closed yet: the worker wakes up and reports on its run.
         fixture.dispatcher.workerSent(
@@ -206,17 +217,21 @@ final class JobDispatcherWorkersTests: XCTestCase {
     }
 
     func testBeatsKeepALeaseAlive() throws {
-        let fixture = makeWorkerFixture(lease: 0.3)
+        let clock = ManualClock()
+        let fixture = makeWorkerFixture(lease: 0.3, clock: clock)
         let busy = attach(fixture, 1, name: "gpu-1")
         let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
         XCTAssertNotNil(busy.assignment(of: job.id))
         // Three leases' worth of beats at a third of the lease: the job must still be running.
         for _ in 0..<9 {
             fixture.dispatcher.workerSent(WorkerSession(1), .beat)
-            usleep(100_000)
+            clock.advance(by: 0.1)
         }
         XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running)
-        XCTAssertFalse(busy.all.contains { if case .drop = $0 { return true } else { return false } })
+        XCTAssertFalse(dropped(busy))
+        // Then silence: a lease later it is gone.
+        clock.advance(by: 0.3)
+        XCTAssertTrue(dropped(busy))
     }
 
     func testCancelReachesTheWorkerAndEndsWhenItSaysSo() throws {
@@ -235,10 +250,14 @@ final class JobDispatcherWorkersTests: XCTestCase {
     }
 
     func testTheServersTimeoutHoldsForARemoteAttempt() throws {
-        let fixture = makeWorkerFixture(timeout: 0.2)
+        let clock = ManualClock()
+        let fixture = makeWorkerFixture(timeout: 0.2, clock: clock)
         let gpu = attach(fixture, 1, name: "gpu-1")
         let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
         XCTAssertEqual(gpu.assignment(of: job.id), 1)
+        clock.advance(by: 0.15)
+        XCTAssertFalse(gpu.all.contains { $0 == .cancel(job: job.id, attempt: 1) }, "not before its timeout")
+        clock.advance(by: 1)
         XCTAssertNotNil(gpu.wait("a cancel for the timeout") { $0 == .cancel(job: job.id, attempt: 1) ? true : nil })
         fixture.dispatcher.workerSent(WorkerSession(1), .fail(job: job.id, attempt: 1, error: "cancelled", exit: nil, cancelled: true))
         let done = try XCTUnwrap(fixture.recorder.waitForTerminal(job.id))
