@@ -66,8 +66,8 @@ extension ClusterEngine {
             afterOwnEvents { [self] in reply(.news(view?.news ?? NewsFeed())) }
         case .workers:
             afterOwnEvents { [self] in reply(.workers(view?.allWorkers ?? [])) }
-        case .statistics:
-            local.send(.statistics) { [self] answer in
+        case .statistics, .metrics:
+            local.send(request) { [self] answer in
                 guard case .statistics(let local) = answer else { return reply(answer) }
                 viewQueue.async { [self] in
                     var statistics = local

@@ -49,6 +49,7 @@ enum ServeCommand {
         let heapTrimmer = HeapTrimmer.start(every: options.heapTrimSeconds)
         defer { withExtendedLifetime(heapTrimmer) {} }
         let logger = Logger(level: options.server.logLevel)
+        defer { logger.flush() }
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
         var engineConfiguration = options.engine
@@ -89,6 +90,8 @@ enum ServeCommand {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
             return 1
         }
+        // What start-up found (a torn journal line, files set aside) is in the log before the URL.
+        logger.flush()
         // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
         Output.line(app.url ?? "")
         logger.info(

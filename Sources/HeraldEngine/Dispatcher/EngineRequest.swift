@@ -15,8 +15,11 @@ public enum EngineRequest: Sendable, Equatable {
     case job(String)
     /// The news feed (answered with `.news`).
     case news
-    /// Counters for `/metrics` and `/healthz` (answered with `.statistics`).
+    /// Counters for `/healthz` (answered with `.statistics`).
     case statistics
+    /// Counters for `/metrics`: `.statistics` with the allocator's figures (`heap`), which are read
+    /// off the engine's serial context, so the reply comes from another thread.
+    case metrics
     /// The connected workers (answered with `.workers`).
     case workers
     /// A page of job history, in memory and archived (answered with `.history`).

@@ -27,6 +27,9 @@ public struct EngineStatistics: Sendable, Equatable {
     /// Why the engine cannot take starts and cancels now (a cluster node that cannot reach Redis);
     /// nil when it can. `/healthz` answers 503 `degraded` with it.
     public var degraded: String?
+    /// What the allocator holds, for `/metrics` only (`EngineRequest.metrics`); nil otherwise, or
+    /// where malloc is not glibc's.
+    public var heap: HeapFigures?
     /// A cluster node's figures (`herald serve --redis`); nil for a single server.
     public var cluster: ClusterStatistics?
 

@@ -119,6 +119,18 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             lookUpJob(id) { reply(.job($0)) }
             return
         }
+        if case .metrics = request {
+            queue.async { [self] in
+                guard case .statistics(let statistics) = answer(.statistics) else { return }
+                // `mallinfo2` takes every arena's lock: read on a global queue, not on `queue`.
+                DispatchQueue.global(qos: .utility).async {
+                    var withHeap = statistics
+                    withHeap.heap = HeapFigures.read()
+                    reply(.statistics(withHeap))
+                }
+            }
+            return
+        }
         queue.async { [self] in
             // Every event before the request reaches subscribers before its reply (a snapshot at
             // seq S follows every event up to S). Events the request causes (a start's `queued`,
@@ -176,7 +188,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             for job in running.values { copy.progressCoalesced += job.coalescer.heldBack }
             return .statistics(copy)
         case .workers: return .workers(remote.pool.infos)
-        case .page, .history: preconditionFailure("pages are read off the queue")
+        case .page, .history, .metrics: preconditionFailure("pages, history and heap figures are read off the queue")
         }
     }
 

@@ -17,7 +17,7 @@ public struct HeapFigures: Sendable, Equatable {
     /// Reads glibc's figures now (`mallinfo2`); nil where malloc is not glibc's and answers zeros (a
     /// sanitizer's allocator, a preloaded one): a live process always holds something. Any thread;
     /// takes each arena's lock in turn, for about as long as a walk of its free chunks, so it is read
-    /// per `/metrics` scrape (on the service thread, as the scrape is rendered), not per event.
+    /// per `/metrics` scrape (on a global queue: `EngineRequest.metrics`), not per event.
     public static func read() -> HeapFigures? {
         var inUse = 0
         var free = 0

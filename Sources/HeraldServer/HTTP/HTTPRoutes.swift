@@ -7,12 +7,11 @@ enum HTTPRoutes {
     static let all: [HTTPEndpoint] = [
         HTTPEndpoint("GET /healthz", handle: { _ in .ask(.statistics) }, render: health),
         HTTPEndpoint(
-            "GET /metrics", handle: { _ in .ask(.statistics) },
+            "GET /metrics", handle: { _ in .ask(.metrics) },
             render: { answer in
                 guard case .statistics(let statistics) = answer.reply else { return unexpected(answer) }
-                // Read here, per scrape, and not with the engine's statistics, which `/healthz` asks for too.
                 let text = answer.status.metrics.render(
-                    engine: statistics, heap: HeapFigures.read(), uptimeSeconds: answer.status.uptimeSeconds)
+                    engine: statistics, heap: statistics.heap, uptimeSeconds: answer.status.uptimeSeconds)
                 return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
             }),
         HTTPEndpoint(
