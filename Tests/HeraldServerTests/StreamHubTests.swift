@@ -1,6 +1,7 @@
 import HeraldEngine
-import HeraldServer
 import XCTest
+
+@testable import HeraldServer
 
 /// The hub's policies, with no socket: a fake transport records the actions and plays the engine.
 final class StreamHubTests: XCTestCase {
@@ -40,18 +41,10 @@ final class StreamHubTests: XCTestCase {
 
         mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, streamReset: Bool = false, stop: Bool = false) {
             let drained = DeliveryInbox.Drained(
-                overflowed: overflowed, streamReset: streamReset, replies: deliveries.filter { !isOrdered($0) },
-                ordered: deliveries.filter(isOrdered), more: false,
+                overflowed: overflowed, streamReset: streamReset, replies: deliveries.filter { !$0.isOrdered },
+                ordered: deliveries.filter(\.isOrdered), more: false,
                 stopRequested: stop)
             hub.deliver(drained, now: now, into: &actions)
-        }
-
-        private func isOrdered(_ delivery: Delivery) -> Bool {
-            switch delivery {
-            case .event: return true
-            case .answer(.snapshot, _), .answer(.resume, _): return true
-            default: return false
-            }
         }
 
         mutating func send(_ id: ConnectionID, _ text: String, isBinary: Bool = false) {
