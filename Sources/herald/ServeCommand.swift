@@ -90,14 +90,16 @@ enum ServeCommand {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
             return 1
         }
-        // What start-up found (a torn journal line, files set aside) is in the log before the URL.
-        logger.flush()
-        // The first line is the dashboard's URL: scripts and tests read it to find a port-0 server.
-        Output.line(app.url ?? "")
-        logger.info(
-            "herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)"
-        )
-        app.runUntilSignal()
+        app.runUntilSignal {
+            // What start-up found (a torn journal line, files set aside) is in the log before the URL.
+            logger.flush()
+            // The first line is the dashboard's URL: scripts and tests read it to find a port-0
+            // server, and may stop it with SIGTERM as soon as they have.
+            Output.line(app.url ?? "")
+            logger.info(
+                "herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)"
+            )
+        }
         return 0
     }
 }

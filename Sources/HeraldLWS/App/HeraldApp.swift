@@ -96,9 +96,11 @@ public final class HeraldApp: Sendable {
     /// Waits for SIGINT or SIGTERM (or a `stop` from another thread), then stops as `stop` does and
     /// returns: the end of a program's main code, after `start`. While it waits, those two signals do
     /// not end the process by themselves (what they did before is restored on return); SIGPIPE stays
-    /// ignored (a client that hangs up must not kill the server). Thread: one thread at a time
-    /// (usually the main thread); blocks it.
-    public func runUntilSignal() {
+    /// ignored (a client that hangs up must not kill the server). `ready` runs once the signals are
+    /// caught: a program says it is up there (a SIGTERM sent on that word then stops it, never
+    /// lost between ignoring the signal and catching it). Thread: one thread at a time (usually the
+    /// main thread); blocks it.
+    public func runUntilSignal(ready: () -> Void = {}) {
         signal(SIGPIPE, SIG_IGN)
         // Ignored, so that only the dispatch sources below see them.
         let previous = [SIGINT, SIGTERM].map { ($0, signal($0, SIG_IGN)) }
@@ -112,6 +114,7 @@ public final class HeraldApp: Sendable {
             source.resume()
             return source
         }
+        ready()
         stopRequested.wait()
         if signalled.wait(timeout: .now()) == .success {
             logger.info("signal received: stopping (jobs get \(server.configuration.shutdownGraceSeconds) s to finish)")

@@ -7,6 +7,7 @@ internal import CLibWebSockets
 /// Thread: the service thread.
 extension WebSocketServer {
     func handle(_ event: ServiceEvent, on wsi: OpaquePointer) -> CallbackAction {
+        assertOnServiceThread()
         defer { performActions() }
         switch event {
         case .filterConnection:
@@ -108,6 +109,7 @@ extension WebSocketServer {
     /// every event after it, each a little later, until the stream paused by chance (s7, measured:
     /// the first copy of each event drifting from 1 to 11 ms late).
     func drainInbox(now: Double) {
+        assertOnServiceThread()
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
         hub.deliver(drained, now: now, into: &actions)

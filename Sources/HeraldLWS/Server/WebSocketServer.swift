@@ -63,6 +63,8 @@ public final class WebSocketServer: @unchecked Sendable {
     @exclusivity(unchecked) var writer = BatchWriter()
     /// Fires the hub's keepalive sweep once a second while the context lives.
     var keepaliveTimer: KeepaliveTimer?
+    /// The service thread, as it began: debug builds check that the hub is driven from it alone.
+    var serviceThread: pthread_t?
 
     /// `inbox` may be made first by a caller that paces a producer by it (`herald serve --bench`).
     public init(
@@ -168,7 +170,15 @@ public final class WebSocketServer: @unchecked Sendable {
 
     // MARK: - Service thread
 
+    /// In debug builds, stops the process when called off the service thread: the hub and every
+    /// property marked "service thread" have no lock, so a call from elsewhere would be a race.
+    @inline(__always)
+    func assertOnServiceThread(file: StaticString = #fileID, line: UInt = #line) {
+        assert(serviceThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false, "off the service thread", file: file, line: line)
+    }
+
     private func serviceThreadMain(started: DispatchSemaphore) {
+        serviceThread = pthread_self()
         let resources = ContextResources(configuration: configuration)
         var info = resources.creationInfo(owner: Unmanaged.passUnretained(self).toOpaque())
         guard let context = lws_create_context(&info) else {
