@@ -6,6 +6,7 @@
 // request id). A start or cancel refused for want of a token waits (its button stays busy) until a token is
 // accepted, then goes again; or it is answered with the refusal if the user declines to sign in.
 import * as token from './token.js';
+import { isJob, isObject } from './store.js';
 
 /** @typedef {import('./types.js').Reply} Reply */
 /** @typedef {import('./types.js').Job} Job */
@@ -14,16 +15,6 @@ import * as token from './token.js';
 
 const REPLY_TIMEOUT_MS = 20000;
 const NEEDS_TOKEN = new Set(['start', 'cancel']);
-
-/** @param {any} value */
-function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-/** @param {any} value @returns {value is Job} */
-function isJob(value) {
-  return isObject(value) && typeof value.id === 'string' && typeof value.kind === 'string' && typeof value.state === 'string';
-}
 
 export class Api {
   /** @param {Connection} connection */
@@ -99,6 +90,12 @@ export class Api {
       entry.sentAt = Date.now();
       this.connection.send(entry.message);
     }
+  }
+
+  /** Asks for the events after `point` again; no reply comes: the events follow, or a snapshot.
+   * @param {{ epoch: string, since: number }} point */
+  resume(point) {
+    this.connection.send({ type: 'resume', epoch: point.epoch, since: point.since });
   }
 
   // ---- the access token ----------------------------------------------------------------------------

@@ -71,7 +71,7 @@ function applyEvent(message) {
     const point = store.resumePoint();
     if (point) {
       resumeAsked = true;
-      connection.send({ type: 'resume', epoch: point.epoch, since: point.since });
+      api.resume(point);
     }
   }
 }

@@ -7,6 +7,7 @@ const PING_AFTER_IDLE_MS = 15000; // the server pings after 10 s idle; this cove
 const PING_TIMEOUT_MS = 30000; // our ping unanswered this long: the socket is dead, start over
 
 // The endpoint for this page: wss: under https, same host and port, path /ws, plus the resume point.
+/** @param {{ epoch: string, since: number } | null} resume */
 export function socketURL(resume) {
   const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
   let url = scheme + '//' + location.host + '/ws';
@@ -16,10 +17,20 @@ export function socketURL(resume) {
   return url;
 }
 
+/**
+ * @typedef {object} ConnectionOptions
+ * @property {() => ({ epoch: string, since: number } | null)} resumePoint
+ * @property {() => void} onOpen
+ * @property {(message: Record<string, any>) => void} onMessage every message that is a JSON object with a `type`
+ * @property {() => void} onClose
+ * @property {(status: import('./types.js').Status) => void} onStatus
+ */
+
 export class Connection {
-  // options: resumePoint() → {epoch, since} | null; onOpen(); onMessage(object); onClose(); onStatus(status)
+  /** @param {ConnectionOptions} options */
   constructor(options) {
     this.options = options;
+    /** @type {WebSocket | null} */
     this.ws = null;
     this.attempt = 0; // failed attempts since the last time we were live
     this.everLive = false;

@@ -2,8 +2,8 @@
 // A snapshot replaces it wholesale; numbered events are applied in order, once each. No DOM here: the
 // store tells its subscribers what changed ('reset', 'job', 'progress', 'results', 'news', 'workers', 'log',
 // 'status') and each view decides what to redraw, so a new view subscribes itself and app.js wires nothing.
-//
-// @typedef imports: the server's shapes live in types.js.
+
+// The server's shapes live in types.js.
 /** @typedef {import('./types.js').Job} Job */
 /** @typedef {import('./types.js').Limits} Limits */
 /** @typedef {import('./types.js').KindInfo} KindInfo */
@@ -24,27 +24,33 @@ export const isActiveState = (state) => ACTIVE_STATES.has(state);
 /** @param {string} state */
 export const isFinalState = (state) => FINAL_STATES.has(state);
 
-/** @param {any} value */
-function isObject(value) {
+// The shape checks every message goes through before it is used; api.js checks HTTP replies with them too.
+/** @param {any} value @returns {boolean} */
+export function isObject(value) {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-function isJob(value) {
+/** @param {any} value @returns {value is Job} */
+export function isJob(value) {
   return isObject(value) && typeof value.id === 'string' && typeof value.kind === 'string' && typeof value.state === 'string';
 }
 
+/** @param {any} value @returns {value is Match} */
 function isMatch(value) {
   return isObject(value) && typeof value.file === 'string';
 }
 
+/** @param {any} value @returns {value is Worker} */
 function isWorker(value) {
   return isObject(value) && typeof value.name === 'string' && Array.isArray(value.kinds);
 }
 
+/** @param {any} value @returns {value is import('./types.js').NewsItem} */
 function isNewsItem(value) {
   return isObject(value) && typeof value.id === 'string';
 }
 
+/** @param {Job} job */
 function normalizeJob(job) {
   if (!isObject(job.params)) job.params = {};
   if (!isObject(job.progress)) job.progress = { completed: 0, total: 0, fraction: 0, message: null };

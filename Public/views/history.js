@@ -8,7 +8,7 @@
 // snapshot; after that the stream keeps it current (finished jobs do not change).
 import * as fmt from '../format.js';
 import { $, button, inNextFrame, isHidden, part, select, setText, show } from '../dom.js';
-import { isActiveState, isFinalState } from '../store.js';
+import { isActiveState, isFinalState, isObject } from '../store.js';
 import { kindName, paramsSummary, stateClass, summaryText } from '../words.js';
 import { HOUR_MS, Timeline } from './timeline.js';
 
@@ -23,11 +23,6 @@ const DEBOUNCE_MS = 1000; // a burst of job events is one request
 const MIN_INTERVAL_MS = 3000; // and refetches are at least this far apart
 const TIMELINE_PAGE = 500;
 const TIMELINE_PAGES = 2; // at most 1,000 jobs for the picture; it draws the newest 60 anyway
-
-/** @param {any} value */
-function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 // The query of one page: `filter` is { kind, states, limit }; all states or no kind means no filter there.
 /** @param {Filter} filter @param {string | null} before */

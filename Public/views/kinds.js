@@ -5,6 +5,7 @@
 import * as fmt from '../format.js';
 import { $, setText, show } from '../dom.js';
 import { StartFlow } from '../start.js';
+import { isObject } from '../store.js';
 
 /** @typedef {import('../types.js').Context} Context */
 /** @typedef {import('../types.js').Reply} Reply */
@@ -15,11 +16,6 @@ import { StartFlow } from '../start.js';
 /** @typedef {import('../api.js').Api} Api */
 
 const BUILT_IN = new Set(['search', 'sort', 'fetch', 'ticker']);
-
-/** @param {any} value */
-function isObject(value) {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
 
 /** @param {string} tag @param {string | null} [className] @param {string} [text] @returns {any} the element */
 function make(tag, className, text) {
