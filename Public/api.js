@@ -1,0 +1,186 @@
+// Herald dashboard — every request the dashboard makes goes through here: commands over the WebSocket
+// (docs/protocol.md), each with a request id whose reply is routed back to the control that sent it, and the
+// two HTTP reads (docs/rest.md). No DOM here.
+//
+// A command unanswered when the connection drops is sent again on reconnect (`start` is idempotent per
+// request id). A start or cancel refused for want of a token waits (its button stays busy) until a token is
+// accepted, then goes again; or it is answered with the refusal if the user declines to sign in.
+import * as token from './token.js';
+import { isJob, isObject } from './store.js';
+
+/** @typedef {import('./types.js').Reply} Reply */
+/** @typedef {import('./types.js').Job} Job */
+/** @typedef {import('./connection.js').Connection} Connection */
+/** @typedef {{ message: Record<string, any>, onReply: (reply: Reply) => void, sentAt: number }} Pending */
+
+const REPLY_TIMEOUT_MS = 20000;
+const NEEDS_TOKEN = new Set(['start', 'cancel']);
+
+export class Api {
+  /** @param {Connection} connection */
+  constructor(connection) {
+    this.connection = connection;
+    /** @type {Map<string, Pending>} request id → a command not answered yet */
+    this.pending = new Map();
+    /** @type {Map<string, Pending>} request id → a start or cancel the server refused as unauthorized */
+    this.awaitingAuth = new Map();
+    this.clientTag = Math.random().toString(36).slice(2, 8);
+    this.counter = 0;
+    /** @type {Array<() => void>} */
+    this.tokenWanted = [];
+    /** @type {Array<(reply: Reply) => void>} */
+    this.authAnswered = [];
+  }
+
+  isOpen() {
+    return this.connection.isOpen();
+  }
+
+  // ---- commands ------------------------------------------------------------------------------------
+
+  /** Sends `message` with a fresh request id; its reply (accepted, error or page) goes to onReply.
+   * @param {Record<string, any>} message @param {(reply: Reply) => void} onReply @returns {string} the request id */
+  request(message, onReply) {
+    this.counter += 1;
+    const id = 'r-' + this.clientTag + '-' + this.counter;
+    message.requestId = id;
+    this.pending.set(id, { message, onReply, sentAt: Date.now() });
+    this.connection.send(message);
+    return id;
+  }
+
+  /** A reply from the server: to the control whose command it answers. @param {Reply} reply */
+  handleReply(reply) {
+    if (typeof reply.requestId !== 'string') return;
+    const entry = this.pending.get(reply.requestId);
+    if (!entry) return;
+    this.pending.delete(reply.requestId);
+    if (reply.type === 'error' && reply.code === 'unauthorized' && NEEDS_TOKEN.has(entry.message.type)) {
+      this.awaitingAuth.set(reply.requestId, entry);
+      for (const listener of this.tokenWanted) listener();
+      return;
+    }
+    entry.onReply(reply);
+  }
+
+  // A reply that never comes (while connected) must not leave a button disabled for good.
+  expire() {
+    if (!this.isOpen()) return;
+    const now = Date.now();
+    for (const [id, entry] of this.pending) {
+      if (now - entry.sentAt < REPLY_TIMEOUT_MS) continue;
+      this.pending.delete(id);
+      entry.onReply({ type: 'error', requestId: id, code: 'timeout', message: '' });
+    }
+  }
+
+  // A new connection: the token first (a connection starts unauthorized; the server handles messages in
+  // order), then what went unanswered. An `auth` left from the old connection is replaced by this one.
+  opened() {
+    const unanswered = Array.from(this.pending.entries());
+    let kept = token.load();
+    for (const [id, entry] of unanswered) {
+      if (entry.message.type !== 'auth') continue;
+      this.pending.delete(id);
+      kept = entry.message.token; // one typed in a form, unanswered when the connection dropped
+    }
+    if (kept) this.authenticate(kept);
+    for (const [, entry] of unanswered) {
+      if (entry.message.type === 'auth') continue;
+      entry.sentAt = Date.now();
+      this.connection.send(entry.message);
+    }
+  }
+
+  /** Asks for the events after `point` again; no reply comes: the events follow, or a snapshot.
+   * @param {{ epoch: string, since: number }} point */
+  resume(point) {
+    this.connection.send({ type: 'resume', epoch: point.epoch, since: point.since });
+  }
+
+  // ---- the access token ----------------------------------------------------------------------------
+
+  /** Called when a start or cancel waits for a token. @param {() => void} listener */
+  onTokenWanted(listener) {
+    this.tokenWanted.push(listener);
+  }
+
+  /** Hears the answer to every `auth` (after the token is kept or forgotten). @param {(reply: Reply) => void} listener */
+  onAuthAnswered(listener) {
+    this.authAnswered.push(listener);
+  }
+
+  /** Sends the token with `auth`. Accepted: it is kept (this tab only) and the refused commands go again.
+   * Refused: it is forgotten. @param {string} value */
+  authenticate(value) {
+    this.request({ type: 'auth', token: value }, (reply) => {
+      if (reply.type === 'accepted') {
+        token.save(value);
+        this.retryAwaitingAuth();
+      } else if (reply.code === 'unauthorized') {
+        token.forget();
+      }
+      for (const listener of this.authAnswered) listener(reply);
+    });
+  }
+
+  hasWaitingForToken() {
+    return this.awaitingAuth.size > 0;
+  }
+
+  retryAwaitingAuth() {
+    for (const [id, entry] of this.awaitingAuth) {
+      this.awaitingAuth.delete(id);
+      entry.sentAt = Date.now();
+      this.pending.set(id, entry);
+      this.connection.send(entry.message);
+    }
+  }
+
+  // "Not now": the waiting commands get their refusal after all, shown next to their controls.
+  declineToken() {
+    for (const [id, entry] of this.awaitingAuth) {
+      this.awaitingAuth.delete(id);
+      entry.onReply({ type: 'error', requestId: id, code: 'unauthorized', message: '' });
+    }
+  }
+
+  // ---- HTTP ----------------------------------------------------------------------------------------
+
+  // `window.fetch` is looked up on every call, not kept: the browser tests wrap it to watch the requests.
+
+  /** `GET /api/jobs?<query>` → { jobs, next }. A failure throws an Error whose message finishes the sentence
+   * "Could not load the job history: …"; an AbortError passes through.
+   * @param {string} query @param {AbortSignal} [signal] @returns {Promise<{ jobs: Job[], next: string | null }>} */
+  async jobs(query, signal) {
+    let response;
+    try {
+      response = await window.fetch('/api/jobs?' + query, { cache: 'no-store', headers: { Accept: 'application/json' }, signal });
+    } catch (error) {
+      if (error && error.name === 'AbortError') throw error;
+      throw new Error('the server could not be reached.');
+    }
+    let body = null;
+    try {
+      body = await response.json();
+    } catch (error) {
+      if (error && error.name === 'AbortError') throw error;
+      body = null;
+    }
+    if (!response.ok) {
+      const said = isObject(body) && typeof body.message === 'string' && body.message ? body.message.replace(/\.?$/, '.') : '';
+      throw new Error((said || 'the server refused the request.') + ' (HTTP ' + response.status + ')');
+    }
+    if (!isObject(body) || !Array.isArray(body.jobs) || !('next' in body)) {
+      throw new Error('this server does not page its job history (it needs a newer Herald).');
+    }
+    return { jobs: body.jobs.filter(isJob), next: typeof body.next === 'string' ? body.next : null };
+  }
+
+  /** `GET /api/news`: the feed as the server has it now; throws when it cannot be had. @returns {Promise<any>} */
+  async news() {
+    const response = await window.fetch('/api/news', { cache: 'no-store', headers: { Accept: 'application/json' } });
+    if (!response.ok) throw new Error('HTTP ' + response.status);
+    return response.json();
+  }
+}
