@@ -58,7 +58,7 @@ struct ReclaimScript: ClusterScript {
             pcall(redis.call, 'XGROUP', 'CREATE', KEYS[1], 'holders', '0', 'MKSTREAM')
             local node = ARGV[1]
             local taken = {}
-            local function settle(entry, job, deleted)
+            local function settle(job, deleted)
               local record = redis.call('HGET', KEYS[5], job)
               if not record then
                 local kind = redis.call('HGET', KEYS[6], job)
@@ -99,7 +99,7 @@ struct ReclaimScript: ClusterScript {
             for _, entry in ipairs(entries) do
               local job = redis.call('HGET', KEYS[3], entry)
               if job then
-                settle(entry, job, false)
+                settle(job, false)
               else
                 redis.call('XACK', KEYS[1], 'holders', entry)
                 redis.call('XDEL', KEYS[1], entry)
@@ -110,7 +110,7 @@ struct ReclaimScript: ClusterScript {
               if job then
                 redis.call('HDEL', KEYS[3], entry)
                 redis.call('HDEL', KEYS[2], job)
-                settle(entry, job, true)
+                settle(job, true)
               end
             end
             return {next, #deleted, taken}

@@ -2,7 +2,8 @@ import Foundation
 import HeraldRedis
 import XCTest
 
-/// The cluster's Lua scripts against what the Swift side sends them (`ClusterScriptSample`). Redis
+/// The cluster's Lua scripts against what the Swift side sends them (`ClusterScriptSample`), and
+/// under `luacheck`. Redis
 /// gives a script `nil` for a `KEYS[n]` or `ARGV[n]` past what was sent, and Lua carries on with it:
 /// a script and its Swift type that drift apart fail only at run time, on the path that reads the
 /// missing index.
@@ -38,5 +39,31 @@ final class ClusterScriptTests: XCTestCase {
                 XCTAssertEqual(reads.tailStarts.sorted(), [sample.args + 1], "\(name): where the Lua starts the tail")
             }
         }
+    }
+
+    /// `luacheck` (Debian's lua-check, which `make test` installs) finds nothing in any script, read
+    /// as Redis runs it: Lua 5.1, with `redis`, `cjson`, `KEYS` and `ARGV` the only globals.
+    func testLuacheckFindsNothing() throws {
+        guard let luacheck = ["/usr/bin/luacheck", "/usr/local/bin/luacheck"].first(where: FileManager.default.isExecutableFile) else {
+            throw XCTSkip("luacheck is not installed (Debian: apt-get install lua-check; `make deps-test` does)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-lua-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for sample in ClusterScriptSample.all {
+            try Data(sample.script.source.utf8).write(to: folder.appendingPathComponent("\(sample.script.name).lua"))
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: luacheck)
+        process.arguments =
+            ["--std", "lua51", "--read-globals", "redis", "cjson", "KEYS", "ARGV", "--codes", "--no-color", "--quiet", "--"]
+            + ClusterScriptSample.all.map { folder.appendingPathComponent("\($0.script.name).lua").path }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let report = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, "luacheck:\n\(report)")
     }
 }
