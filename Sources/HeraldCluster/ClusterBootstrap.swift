@@ -1,7 +1,7 @@
 import HeraldEngine
 import HeraldRedis
 
-/// What the bootstrap script read in one atomic step (`ClusterScripts.bootstrap`): enough to build a
+/// What the bootstrap script read in one atomic step (`BootstrapScript`): enough to build a
 /// `ClusterView` that continues exactly at `seq`. A value.
 struct ClusterBootstrap: Sendable {
     let epoch: String
@@ -16,9 +16,7 @@ struct ClusterBootstrap: Sendable {
     static func read(_ connection: RedisConnection, keys: ClusterKeys, freshEpoch: String) throws(ClusterFailure) -> ClusterBootstrap {
         let reply: RedisReply
         do {
-            reply = try connection.evaluate(
-                ClusterScripts.bootstrap, keys: [keys.epoch, keys.seq, keys.jobs, keys.created, keys.finished, keys.workers],
-                args: [freshEpoch])
+            reply = try connection.evaluate(BootstrapScript(keys: .init(keys), args: .init(freshEpoch: freshEpoch)))
         } catch {
             throw .redis(error)
         }

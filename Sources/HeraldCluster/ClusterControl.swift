@@ -20,10 +20,11 @@ enum ClusterControl: Sendable, Equatable {
     /// that is alive, and a node silent for longer than its lease (at least 2 s) is asked nothing.
     static let keptMilliseconds = 60_000
 
-    /// Adds the request to `node`'s control stream (`ClusterScripts.control`: older requests than
+    /// Adds the request to `node`'s control stream (`ControlScript`: older requests than
     /// `keptMilliseconds` by Redis's clock go). Thread: whichever owns `connection`.
     func post(to node: String, keys: ClusterKeys, on connection: RedisConnection) throws(RedisError) -> RedisReply {
-        try connection.evaluate(ClusterScripts.control, keys: [keys.control(node)], args: [String(Self.keptMilliseconds)] + fields)
+        try connection.evaluate(
+            ControlScript(keys: .init(control: keys.control(node)), args: .init(keptMilliseconds: Self.keptMilliseconds, fields: fields)))
     }
 
     /// Reads an entry's fields (name, value, …); nil for anything else (it is skipped and logged).

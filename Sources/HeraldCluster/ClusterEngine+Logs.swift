@@ -36,9 +36,7 @@ extension ClusterEngine {
                 let lines = page.values.map { JSONWriter.encode($0) }
                 do {
                     _ = try commands().evaluate(
-                        ClusterScripts.keepLog,
-                        keys: [keys.log(job.rawValue), keys.logFirst(job.rawValue), keys.jobs].map { Array($0.utf8) },
-                        args: [Array(job.rawValue.utf8), Array(String(page.first).utf8)] + lines)
+                        KeepLogScript(keys: .init(keys, job: job), args: .init(job: job, first: page.first, lines: lines)))
                 } catch {
                     // Redis is away: the streamed lines stay, and this node still pages the whole log.
                     logger("keeping the whole log of \(job) in Redis: \(error)")

@@ -20,17 +20,12 @@ extension ClusterEngine {
         let answer: RedisReply
         do {
             answer = try commands().evaluate(
-                ClusterScripts.admit,
-                keys: [
-                    keys.active(kind), start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.epoch, keys.seq, keys.events,
-                    keys.created, keys.queue(kind), keys.history, keys.requests,
-                ].map { Array($0.utf8) },
-                args: [
-                    Array(record.id.rawValue.utf8), Array((limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0").utf8),
-                    Array((start.requestId ?? "").utf8), Array(epoch.utf8), encoding, JSONWriter.encode(record.json),
-                    Array(String(settings.streamLength).utf8), Array(settings.node.utf8), Array(String(record.createdAt).utf8),
-                    Array(keys.request("").utf8), Array(String(settings.requestIdsKept).utf8),
-                ])
+                AdmitScript(
+                    keys: .init(keys, kind: kind, requestId: start.requestId),
+                    args: .init(
+                        job: record.id, busyLimit: limit.refuseWhenBusy ? limit.maxConcurrent : 0, requestId: start.requestId, epoch: epoch,
+                        encoding: encoding, record: JSONWriter.encode(record.json), maxLength: settings.streamLength, node: settings.node,
+                        createdAt: record.createdAt, requestKeyPrefix: keys.request(""), requestIdsKept: settings.requestIdsKept)))
         } catch {
             return reply(.job(.failure(commandFailed(error))))
         }
@@ -56,11 +51,7 @@ extension ClusterEngine {
             while local.hasRoom(for: kind) {
                 guard
                     let answer = try? commands().evaluate(
-                        ClusterScripts.claim,
-                        keys: [keys.queue(kind.rawValue), keys.owner, keys.jobs] + keys.leaseKeys + [
-                            keys.active(kind.rawValue), keys.gated(kind.rawValue),
-                        ],
-                        args: [settings.node, String(limit)]),
+                        ClaimScript(keys: .init(keys, kind: kind.rawValue), args: .init(node: settings.node, limit: limit))),
                     let bytes = answer.bytes, let value = try? JSONParser.parse(bytes), let record = JobRecord(json: value)
                 else { break }
                 local.adopt(record, from: "the queue")
@@ -99,8 +90,7 @@ extension ClusterEngine {
         let kind = record.kind.rawValue
         guard
             let answer = try? commands().evaluate(
-                ClusterScripts.slot, keys: [keys.active(kind), keys.owner, keys.jobs, keys.gated(kind)],
-                args: [record.id.rawValue, String(clusterLimit(of: record.kind))])
+                SlotScript(keys: .init(keys, kind: kind), args: .init(job: record.id, limit: clusterLimit(of: record.kind))))
         else { return false }
         return answer.integer == 1
     }
@@ -172,15 +162,11 @@ extension ClusterEngine {
         let answer: RedisReply
         do {
             answer = try commands().evaluate(
-                ClusterScripts.cancelQueued,
-                keys: [keys.owner, keys.jobs, keys.active(record.kind.rawValue), keys.epoch, keys.seq, keys.events, keys.finished].map {
-                    Array($0.utf8)
-                },
-                args: [
-                    Array(record.id.rawValue.utf8), Array(epoch.utf8), encoding, JSONWriter.encode(cancelled.json),
-                    Array(settings.node.utf8),
-                    Array(String(settings.streamLength).utf8),
-                ])
+                CancelQueuedScript(
+                    keys: .init(keys, kind: record.kind.rawValue),
+                    args: .init(
+                        job: record.id, epoch: epoch, encoding: encoding, record: JSONWriter.encode(cancelled.json), node: settings.node,
+                        maxLength: settings.streamLength)))
         } catch {
             return reply(.job(.failure(commandFailed(error))))
         }

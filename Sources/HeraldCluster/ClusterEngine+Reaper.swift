@@ -35,7 +35,7 @@ extension ClusterEngine {
     func reclaimLapsedLeases() {
         var cursor = "0-0"
         for _ in 0..<100 {
-            guard let next = reclaim(mode: "lapsed", from: cursor), next != "0-0" else { return }
+            guard let next = reclaim(mode: .lapsed, from: cursor), next != "0-0" else { return }
             cursor = next
         }
     }
@@ -51,11 +51,11 @@ extension ClusterEngine {
             guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
                 heard < staleBefore,
                 let forgotten = try? commands().evaluate(
-                    ClusterScripts.forgetNode, keys: [keys.nodes, keys.workers, keys.epoch, keys.seq, keys.events].map { Array($0.utf8) },
-                    args: [
-                        Array(node.utf8), Array(String(Int64(staleBefore)).utf8), Array(epoch.utf8), noWorkers,
-                        Array(String(settings.streamLength).utf8),
-                    ]),
+                    ForgetNodeScript(
+                        keys: .init(keys),
+                        args: .init(
+                            node: node, staleBefore: Int64(staleBefore), epoch: epoch, encoding: noWorkers, maxLength: settings.streamLength
+                        ))),
                 forgotten.integer == 1
             else { continue }
             logger("node \(node) stopped (no heartbeat for \(settings.nodeTimeoutSeconds) s); it and its workers are no longer listed")
@@ -65,17 +65,20 @@ extension ClusterEngine {
     /// Takes back this node's own jobs from before a crash or a kill (it restarted under its old name;
     /// nothing runs them now). Thread: `commandQueue`, before the first renewal.
     func reclaimOwnLeases() {
-        _ = reclaim(mode: "own", from: "0-0")
+        _ = reclaim(mode: .own, from: "0-0")
     }
 
     /// One `reclaim` script: adopts what it took over; returns the cursor to go on from (nil when
     /// Redis could not be asked). Thread: `commandQueue`.
-    private func reclaim(mode: String, from cursor: String) -> String? {
+    private func reclaim(mode: ReclaimScript.Mode, from cursor: String) -> String? {
         let keys = settings.keys
         guard
             let answer = try? commands().evaluate(
-                ClusterScripts.reclaim, keys: keys.leaseKeys + [keys.owner, keys.jobs, keys.pending],
-                args: [settings.node, String(Int64(settings.nodeTimeoutSeconds * 1000)), mode, cursor, keys.prefix]),
+                ReclaimScript(
+                    keys: .init(keys),
+                    args: .init(
+                        node: settings.node, leaseMilliseconds: Int64(settings.nodeTimeoutSeconds * 1000), mode: mode, cursor: cursor,
+                        prefix: keys.prefix))),
             let parts = answer.array, parts.count == 3, let next = parts[0].string, let taken = parts[2].array
         else { return nil }
         let deleted = parts[1].integer ?? 0
@@ -96,7 +99,7 @@ extension ClusterEngine {
         guard !adopted.isEmpty else { return next }
         let from = Set(adopted.map(\.from)).sorted().joined(separator: ", ")
         logger(
-            mode == "own"
+            mode == .own
                 ? "this node restarted: it takes back its \(adopted.count) unfinished job(s)"
                 : "the lease of \(adopted.count) job(s) of \(from) lapsed; this node takes them over")
         figures.withLock { $0.reclaims += adopted.count }

@@ -171,13 +171,12 @@ extension ClusterEngine {
         let answer: RedisReply
         do {
             answer = try commands().evaluate(
-                ClusterScripts.reserve,
-                keys: [keys.active(kind), keys.owner, start.requestId.map(keys.request) ?? keys.request("-"), keys.jobs, keys.pending]
-                    + keys.leaseKeys + [keys.gated(kind), keys.requests],
-                args: [
-                    id.rawValue, settings.node, limit.refuseWhenBusy ? String(limit.maxConcurrent) : "0", start.requestId ?? "", kind,
-                    clusterLimit(of: JobKind(kind)) > 0 ? "1" : "", keys.request(""), String(settings.requestIdsKept),
-                ])
+                ReserveScript(
+                    keys: .init(keys, kind: kind, requestId: start.requestId),
+                    args: .init(
+                        job: id, node: settings.node, busyLimit: limit.refuseWhenBusy ? limit.maxConcurrent : 0, requestId: start.requestId,
+                        kind: kind, gated: clusterLimit(of: JobKind(kind)) > 0, requestKeyPrefix: keys.request(""),
+                        requestIdsKept: settings.requestIdsKept)))
         } catch {
             return reply(.job(.failure(commandFailed(error))))
         }
@@ -216,12 +215,7 @@ extension ClusterEngine {
 
     func release(_ id: JobID, kind: String, requestId: String?) {
         let keys = settings.keys
-        _ = try? commands().evaluate(
-            ClusterScripts.release,
-            keys: [keys.active(kind), keys.owner, requestId.map(keys.request) ?? keys.request("-"), keys.pending] + keys.leaseKeys + [
-                keys.gated(kind)
-            ],
-            args: [id.rawValue])
+        _ = try? commands().evaluate(ReleaseScript(keys: .init(keys, kind: kind, requestId: requestId), args: .init(job: id)))
     }
 
     /// After a new epoch: this node's jobs that have not ended are this node's again in Redis (owned,
@@ -232,8 +226,7 @@ extension ClusterEngine {
             let unfinished = local.allJobs().filter { !$0.state.isTerminal }
             for record in unfinished {
                 _ = try? commands().evaluate(
-                    ClusterScripts.hold, keys: [keys.owner, keys.active(record.kind.rawValue)] + keys.leaseKeys,
-                    args: [record.id.rawValue, settings.node])
+                    HoldScript(keys: .init(keys, kind: record.kind.rawValue), args: .init(job: record.id, node: settings.node)))
             }
             let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
             publisher.enqueue(unfinished.map { SequencedEvent(seq: 0, ts: now, event: .job($0)) })

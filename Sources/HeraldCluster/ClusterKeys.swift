@@ -47,8 +47,6 @@ public struct ClusterKeys: Sendable, Equatable {
     public var resultBytes: String { prefix + "resultbytes" }
     /// The sum of `resultBytes`' sizes.
     public var resultBytesTotal: String { prefix + "resultbytestotal" }
-    /// The three lease keys, in the order the scripts take them.
-    public var leaseKeys: [String] { [leases, leaseOf, leasedJob] }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }

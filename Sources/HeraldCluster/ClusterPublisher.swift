@@ -177,11 +177,14 @@ final class ClusterPublisher: @unchecked Sendable {
             return false
         }
         let keys = settings.keys
-        let now = String(Int64(Date().timeIntervalSince1970 * 1000))
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         do {
             let answer = try connection.evaluate(
-                ClusterScripts.renew, keys: [keys.nodes, keys.leases, keys.newsFetcher],
-                args: [settings.node, now, wantsNews ? "1" : "", String(Int64(settings.nodeTimeoutSeconds * 1000))])
+                RenewScript(
+                    keys: .init(keys),
+                    args: .init(
+                        node: settings.node, milliseconds: now, wantsNews: wantsNews,
+                        leaseMilliseconds: Int64(settings.nodeTimeoutSeconds * 1000))))
             let parts = answer.array ?? []
             newsFetcher(parts.count == 3 && parts[2].integer == 1)
             if parts.count == 3, parts[1].integer == 1, hasBeaten { forgotten() }
@@ -202,7 +205,7 @@ final class ClusterPublisher: @unchecked Sendable {
         let began = Date()
         let replies: [RedisReply]
         do {
-            replies = try connection.evaluateMany(ClusterScripts.append, calls)
+            replies = try connection.evaluateMany(calls)
         } catch {
             link.failed(error)
             return 0

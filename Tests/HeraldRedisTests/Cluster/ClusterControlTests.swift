@@ -4,7 +4,7 @@ import XCTest
 
 @testable import HeraldCluster
 
-/// Requests to a node's control stream keep a minute of them (`ClusterScripts.control`), on a real redis-server.
+/// Requests to a node's control stream keep a minute of them (`ControlScript`), on a real redis-server.
 final class ClusterControlTests: XCTestCase {
     func testARequestDropsThoseOlderThanAMinuteByRedisClockAndReadsBack() throws {
         let redis = try RedisServerProcess()
