@@ -65,8 +65,8 @@ enum ServeCommand {
         }
         if options.engine.enableTicker {
             // A rate-0 ticker is paced by delivery: it waits while the server holds more undelivered
-            // events than this (far below the inbox's overflow point; measured: 32,768 let clients'
-            // outboxes grow to megabytes and cut fan-out at 1,000 clients by 7×), and while more than a
+            // events than this (far below the inbox's overflow point, where clients' outboxes would grow
+            // to megabytes and fan-out would collapse; docs/benchmarks.md), and while more than a
             // tenth of the clients hold a backlog (else clients that read slower than the server
             // writes are resynced, and a benchmark counts gaps).
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 && !inbox.deliveryIsBehind }))

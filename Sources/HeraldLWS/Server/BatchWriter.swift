@@ -21,8 +21,8 @@ internal import CLibWebSockets
 ///
 /// The pause also keeps the server alive: lws 4.1, holding bytes for a connection whose peer hangs
 /// up, reads that end of stream, waits to flush before closing, and its service loop reads the
-/// same end of stream again at once, forever, serving nothing else (measured: 1,000 far-behind
-/// clients leaving at once). Paused, lws never reads it; the keepalive sweep finds such peers
+/// same end of stream again at once, forever, serving nothing else (many far-behind clients
+/// leaving at once). Paused, lws never reads it; the keepalive sweep finds such peers
 /// (`hungUp`) and drops them
 /// (`SlowClientTests.testAPeerThatHangsUpWhileItIsNotReadIsDroppedAtTheNextSweep`).
 ///
@@ -35,8 +35,8 @@ internal import CLibWebSockets
 /// the readable event of that turn (`SlowClientTests.testAClientAlwaysBehindStillHasItsCommandsRead`).
 ///
 /// HTTP responses do not come here; they go through `lws_write`: lws's HTTP/1 server does not read
-/// a connection while it holds output for it, and a client hanging up mid-response was measured
-/// not to start the loop.
+/// a connection while it holds output for it, so a client hanging up mid-response does not start
+/// the loop.
 ///
 /// Thread: the service thread only (a stored property of `WebSocketServer`).
 struct BatchWriter {

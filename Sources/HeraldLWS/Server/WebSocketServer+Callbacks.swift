@@ -57,8 +57,8 @@ extension WebSocketServer {
 
     /// A WebSocket's connection id rides on the socket itself (lws's opaque user pointer, which a
     /// server socket does not otherwise use; zero from its allocation until `assignID`), not in a
-    /// dictionary keyed by the socket: every callback needs it, and at 5,000 connections the
-    /// dictionary's lookup was two or three cache misses per write (s8's profile).
+    /// dictionary keyed by the socket: every callback needs it, and with thousands of connections a
+    /// dictionary lookup costs cache misses on every write.
     func connectionID(of wsi: OpaquePointer) -> ConnectionID? {
         lws_get_opaque_user_data(wsi).map { ConnectionID(bitPattern: $0) }
     }
@@ -97,17 +97,15 @@ extension WebSocketServer {
     /// Takes one slice from the inbox (the hub bounds it) and wakes itself for the rest.
     ///
     /// The slice's writes go out at once when the stream had paused: the slice was all that waited,
-    /// and the slice before it was taken at least `pauseBeforeWritingAtOnceMicros` ago. Otherwise
-    /// (slices that follow each other within microseconds: a producer at rate 0) they wait for the
-    /// pass of writable callbacks after the next `poll()`, which comes after the next slice was
-    /// taken too, so that each connection's `send()` carries both: written at once, every slice cost
-    /// a `send()` per connection, and fast streams lost a quarter of their deliveries (s1 at rate 0,
-    /// 1,000 clients: 3.9–4.2 M deliveries/s against 5.4–5.7 M; one client: 1.0–1.4 M against
-    /// 1.5–1.6 M). The time is since the last slice, not since the last write: an event that came
-    /// while the pass of the one before was being written (1,000 clients at 100 events/s on a busy
-    /// machine) found a write microseconds old, waited for the slower pass of callbacks, and so did
-    /// every event after it, each a little later, until the stream paused by chance (s7, measured:
-    /// the first copy of each event drifting from 1 to 11 ms late).
+    /// and the slice before it was taken at least `pauseBeforeWritingAtOnceMicros` ago, so a lone
+    /// event reaches every client without waiting for a `poll()`. Slices that follow each other
+    /// within microseconds (a producer at rate 0) wait for the pass of writable callbacks after the
+    /// next `poll()`, which comes after the next slice was taken too, so that each connection's
+    /// `send()` carries both: a `send()` per slice per connection would cost a fast stream much of
+    /// its throughput. The pause is timed from the last slice, not the last write: an event that
+    /// came while the pass of the one before was being written would find a write microseconds old,
+    /// wait for the slower pass of callbacks, and so would every event after it, each a little later.
+    /// (docs/benchmarks.md has the figures behind both.)
     func drainInbox(now: Double) {
         assertOnServiceThread()
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
@@ -128,8 +126,7 @@ extension WebSocketServer {
     /// Tells the inbox how many connections are backlogged (the benchmark ticker's pacing reads it).
     /// After every delivery, write and close, not only after deliveries: a producer that waits for
     /// backlogs to shrink posts nothing, so a gauge refreshed only by deliveries would say "behind"
-    /// until the producer gave up (measured: one client, a ticker at rate 0, stalled for the rest of
-    /// its run after its first megabyte of backlog). Two relaxed stores.
+    /// until the producer gave up, stalling for good after its first backlog. Two relaxed stores.
     func noteBacklog() {
         let backlog = hub.backlogCount
         inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
