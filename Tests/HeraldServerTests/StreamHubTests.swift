@@ -663,6 +663,28 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(harness.hub.connectionCount, 1)
     }
 
+    /// A close the hub decided on waits for the connection's writable callback; one that never comes
+    /// (a reader that stopped reading while bytes wait for its socket) ends in a drop after
+    /// `closeGraceSeconds`, not at the keepalive's hang-up time. A close already handed to the
+    /// transport is left to it.
+    func testACloseThatCannotBeWrittenIsDroppedAfterTheGrace() {
+        var harness = Harness {
+            $0.pingAfterSeconds = 100
+            $0.hangupAfterSeconds = 300
+            $0.maxMessageBytes = 10
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        for id: ConnectionID in [1, 2] { harness.send(id, String(repeating: "a", count: 11)) }
+        XCTAssertEqual(harness.written(2).end, .close(code: 1009, reason: "message over 10 bytes"))
+        _ = harness.take()
+        XCTAssertTrue(sweep(&harness, at: 1) == ([], []), "connection 1's close waits from now")
+        XCTAssertTrue(sweep(&harness, at: 1 + StreamHub.closeGraceSeconds - 0.1) == ([], []))
+        XCTAssertTrue(sweep(&harness, at: 1 + StreamHub.closeGraceSeconds) == ([], [1]), "dropped without it")
+        XCTAssertTrue(sweep(&harness, at: 2 + StreamHub.closeGraceSeconds) == ([], []), "once; connection 2's close is the transport's")
+        XCTAssertEqual(harness.hub.metrics.silentPeerCloses, 0)
+    }
+
     func testThePingFollowsWholeFramesAndIsNotSentToAClosingConnection() {
         var harness = Harness {
             $0.pingAfterSeconds = 1
