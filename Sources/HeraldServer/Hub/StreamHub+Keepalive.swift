@@ -21,10 +21,11 @@ extension StreamHub {
 
     /// How long a close the hub decided on (`HubConnection.pendingClose`: 4008, 1009, 4009 …) may
     /// wait for the connection's writable callback before the connection is dropped without it.
-    /// The callback comes once the socket takes bytes; a reader that has stopped reading, with bytes
-    /// of an earlier write still waiting for its socket (in `BatchWriter`, or in lws over TLS), never
-    /// gets one, and would otherwise stay open until the keepalive found it silent (30 s by default;
-    /// never, if it sends pongs). A reader that is merely slow takes its close frame well within this.
+    /// The callback comes once the socket takes bytes; a reader that has stopped reading never gets
+    /// one, and would otherwise stay open until the keepalive found it silent: 30 s by default when
+    /// bytes of an earlier write wait for its socket (in `BatchWriter`, or in lws over TLS: it is not
+    /// read meanwhile), never if none wait and it sends pongs. A reader that is merely slow takes its
+    /// close frame well within this.
     public static let closeGraceSeconds = 5.0
 
     /// Pings the connections silent for `pingAfterSeconds` (once per that period) and drops those
