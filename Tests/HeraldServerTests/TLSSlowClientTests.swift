@@ -35,7 +35,7 @@ final class TLSSlowClientTests: XCTestCase {
             $0.pingAfterSeconds = 600
             $0.hangupAfterSeconds = 1200
         }
-        let stalled = try stalledReader(server)
+        let (stalled, _) = try stalledReader(server)
         let job = try startStream(server)
         var metrics = ""
         let deadline = Date(timeIntervalSinceNow: 60)
@@ -62,9 +62,9 @@ final class TLSSlowClientTests: XCTestCase {
     /// Paused, lws does not read it; the keepalive sweep finds the socket in CLOSE_WAIT and drops it.
     func testAReaderThatEndsItsSessionWhileLwsHoldsItsBytesIsDroppedAndTheServerGoesOn() throws {
         let server = try tlsServer { $0.resyncLimit = 1_000 }
-        let stalled = try stalledReader(server)
+        let (stalled, accepted) = try stalledReader(server)
         let job = try startStream(server)
-        usleep(300_000)  // the stream goes on past what the sockets hold: lws keeps the rest
+        waitUntilFull(stalled, accepted)
         stalled.closeNotifyAndHangUp()
 
         let connections = waitForConnections(server, 0, timeout: 10)
@@ -80,9 +80,9 @@ final class TLSSlowClientTests: XCTestCase {
     /// closing deadline (the 1001 cannot be written), and the reader sees the connection end.
     func testAServerStoppingWhileLwsHoldsAReadersBytesStopsAndTheReaderSeesTheEnd() throws {
         let server = try tlsServer { $0.resyncLimit = 1_000 }
-        let stalled = try stalledReader(server)
+        let (stalled, accepted) = try stalledReader(server)
         _ = try startStream(server)
-        usleep(300_000)
+        waitUntilFull(stalled, accepted)
         let stopping = Date()
         server.stop()
         XCTAssertLessThan(Date().timeIntervalSince(stopping), 10, "stopped within the closing deadline (2 s)")
@@ -102,17 +102,33 @@ final class TLSSlowClientTests: XCTestCase {
     }
 
     /// A WebSocket over TLS that reads nothing after its handshake, with a 4 KiB receive buffer and
-    /// a 4 KiB send buffer at the server's end (`RawSocket.shrinkServerSendBuffer`).
-    private func stalledReader(_ server: LiveServer) throws -> TLSSocket {
+    /// a 4 KiB send buffer at the server's end (`RawSocket.shrinkServerSendBuffer`), whose
+    /// descriptor comes with it.
+    private func stalledReader(_ server: LiveServer) throws -> (TLSSocket, Int32) {
         let stalled = try TLSSocket.webSocket(port: server.port, receiveBuffer: 4096)
-        try stalled.raw.shrinkServerSendBuffer()
-        return stalled
+        return (stalled, try stalled.raw.shrinkServerSendBuffer())
     }
 
-    /// An endless stream of 4 KB events, about 500 a second (until cancelled); returns the job's id.
+    /// Waits until both ends' kernel buffers hold bytes the reader has not read: an event's write
+    /// has been cut short, and lws keeps the rest.
+    private func waitUntilFull(_ stalled: TLSSocket, _ accepted: Int32, file: StaticString = #filePath, line: UInt = #line) {
+        let deadline = Date(timeIntervalSinceNow: 20)
+        while Date() < deadline,
+            RawSocket.queuedBytes(stalled.raw.descriptor, unread: true) < 2048 || RawSocket.queuedBytes(accepted, unread: false) < 2048
+        {
+            usleep(2_000)
+        }
+        XCTAssertGreaterThanOrEqual(
+            RawSocket.queuedBytes(accepted, unread: false), 2048, "the server's end is full", file: file, line: line)
+    }
+
+    /// An endless stream (until cancelled) of 16 KB events, about 200 a second: each is more than the
+    /// stalled reader's socket can hold, so the first write of one to it is cut short and lws keeps
+    /// the rest. Returns the job's id.
     private func startStream(_ server: LiveServer) throws -> String {
         let started = try TLSSocket.http(
-            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":2000}}"#)
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":16000,"pace":5000}}"#
+        )
         return try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
     }
 
