@@ -51,7 +51,10 @@ let package = Package(
             name: "herald",
             dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster", "CSystemExtras"]),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench"]),
+        // CLibWebSockets (and libssl) for `TLSSocket`, a TLS client that can misbehave (stop reading).
+        .testTarget(
+            name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets"],
+            linkerSettings: [.linkedLibrary("ssl")]),
         // The Redis client and the cluster node on a real redis-server (the suite ThreadSanitizer runs).
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldCluster", "HeraldEngine"]),
     ],

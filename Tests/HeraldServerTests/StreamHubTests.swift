@@ -280,6 +280,48 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(end, .close(code: 4008, reason: "too slow: resynced 2 times in 10 s"))
     }
 
+    /// The exact rule for a reader that cannot write: it is counted one resync when the ring drops
+    /// an event it had not been sent, and one more each time the ring then drops the first event
+    /// after the point where it was last counted (a whole ring went by), however the events come:
+    /// a burst the engine had numbered before the reader fell off counts like any other. No
+    /// snapshot is made for it meanwhile, so none marks where its count restarts. (A snapshot asked
+    /// for at once, as before `StreamPosition.behind`, came after such a burst and restarted the
+    /// count there: the rest of the burst went uncounted, and fewer stalled readers reached 4008.)
+    func testAReaderThatCannotWriteIsCountedOnceForEachWholeRingSinceItWasLastCounted() {
+        var harness = Harness {
+            $0.ringBytes = 4096
+            $0.resyncLimit = 3
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        _ = harness.take()
+        // The same frames in a ring of the same size: when it drops an event, the hub's does too.
+        var model = FrameRing(capacityBytes: 4096)
+        var countedAfter: [Int64] = []  // the newest seq when each resync (or the close) was counted
+        var seq: Int64 = 0
+        while countedAfter.count < 3, seq < 200 {
+            seq += 1
+            let delivery = event(seq, job: "j-\(seq)", size: 300)
+            guard case .event(let sequenced) = delivery else { return XCTFail("an event") }
+            model.append(WebSocketFrame.text(sequenced.json), seq: seq, ts: 0)
+            harness.deliver([delivery])
+            XCTAssertEqual(harness.written(2).messages.map { $0["seq"]?.intValue }, [seq], "connection 2 misses nothing")
+            let counted = harness.hub.metrics.resyncs + harness.hub.metrics.slowClientCloses
+            if counted > countedAfter.count {
+                XCTAssertEqual(counted, countedAfter.count + 1, "one count per event at most")
+                if let last = countedAfter.last {
+                    XCTAssertEqual(model.firstSeq, last + 2, "counted when the first event after the last count left the ring")
+                }
+                countedAfter.append(seq)
+            }
+        }
+        XCTAssertEqual(harness.hub.metrics.resyncs, 2)
+        XCTAssertEqual(harness.hub.metrics.slowClientCloses, 1, "the third count closes it")
+        XCTAssertEqual(countedAfter.count, 3)
+        XCTAssertTrue(asks(harness.take()).isEmpty, "no snapshot was asked for it")
+        XCTAssertEqual(harness.written(1).end, .close(code: 4008, reason: "too slow: resynced 3 times in 10 s"))
+    }
+
     func testAReaderThatFellBehindAndCanWriteGetsTheSnapshotThenTheStream() {
         var harness = Harness { $0.ringBytes = 4096 }
         harness.connectLive(1)
@@ -675,6 +717,28 @@ final class StreamHubTests: XCTestCase {
         XCTAssertTrue(sweep(&harness, at: 31) == ([2], []), "dropped once; the other idle 10 s since its message")
         harness.hub.closed(1, into: &harness.actions)
         XCTAssertEqual(harness.hub.connectionCount, 1)
+    }
+
+    /// A close the hub decided on waits for the connection's writable callback; one that never comes
+    /// (a reader that stopped reading while bytes wait for its socket) ends in a drop after
+    /// `closeGraceSeconds`, not at the keepalive's hang-up time. A close already handed to the
+    /// transport is left to it.
+    func testACloseThatCannotBeWrittenIsDroppedAfterTheGrace() {
+        var harness = Harness {
+            $0.pingAfterSeconds = 100
+            $0.hangupAfterSeconds = 300
+            $0.maxMessageBytes = 10
+        }
+        harness.connectLive(1)
+        harness.connectLive(2)
+        for id: ConnectionID in [1, 2] { harness.send(id, String(repeating: "a", count: 11)) }
+        XCTAssertEqual(harness.written(2).end, .close(code: 1009, reason: "message over 10 bytes"))
+        _ = harness.take()
+        XCTAssertTrue(sweep(&harness, at: 1) == ([], []), "connection 1's close waits from now")
+        XCTAssertTrue(sweep(&harness, at: 1 + StreamHub.closeGraceSeconds - 0.1) == ([], []))
+        XCTAssertTrue(sweep(&harness, at: 1 + StreamHub.closeGraceSeconds) == ([], [1]), "dropped without it")
+        XCTAssertTrue(sweep(&harness, at: 2 + StreamHub.closeGraceSeconds) == ([], []), "once; connection 2's close is the transport's")
+        XCTAssertEqual(harness.hub.metrics.silentPeerCloses, 0)
     }
 
     func testThePingFollowsWholeFramesAndIsNotSentToAClosingConnection() {

@@ -22,8 +22,9 @@ internal import CLibWebSockets
 /// The pause also keeps the server alive: lws 4.1, holding bytes for a connection whose peer hangs
 /// up, reads that end of stream, waits to flush before closing, and its service loop reads the
 /// same end of stream again at once, forever, serving nothing else (many far-behind clients
-/// leaving at once). Paused, lws never reads it; the keepalive sweep finds such peers
-/// (`hungUp`) and drops them
+/// leaving at once). Over TLS the same loop follows a client's close_notify read while lws holds
+/// bytes of ours (reproduced by `TLSSlowClientTests`, with the TLS branch below not pausing).
+/// Paused, lws never reads it; the keepalive sweep finds such peers (`hungUp`) and drops them
 /// (`SlowClientTests.testAPeerThatHangsUpWhileItIsNotReadIsDroppedAtTheNextSweep`).
 ///
 /// A client that is always behind (a stream at full speed) would never be read, so a pause that

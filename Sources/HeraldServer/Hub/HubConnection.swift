@@ -40,11 +40,19 @@ final class HubConnection {
     var inbound: [UInt8] = []
     var inboundIsBinary = false
     /// Keepalive (`StreamHub.sweepKeepalive`): when the peer was last heard from (a message fragment
-    /// or a pong; seconds on the hub's monotonic clock), when the hub last decided to ping it (nil once
-    /// it answered), and whether the hub already told the transport to drop it for its silence.
+    /// or a pong; seconds on the hub's monotonic clock), and when the hub last decided to ping it (nil
+    /// once it answered).
     var lastHeard: Double
     var pingAskedAt: Double?
-    var isDroppedForSilence = false
+    /// Whether the hub already told the transport to drop it (for its silence, or a close it could
+    /// not be sent: `StreamHub.sweepKeepalive`).
+    var isDropped = false
+    /// When the keepalive sweep first found `pendingClose` waiting for a writable callback (seconds on
+    /// the hub's monotonic clock); nil until then.
+    var closeWaitingSince: Double?
+    /// Set once `writable` said to close it: libwebsockets has the close (and its own timeout for the
+    /// peer's answer).
+    var isCloseHandedOver = false
     /// Whether `auth` (or the handshake) presented the control token.
     var isAuthorized: Bool
     /// Whether `auth` presented the worker token (`--worker-token`).

@@ -169,7 +169,10 @@ public struct StreamHub {
             requestSnapshotIfNeeded(into: &actions)
         }
         let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
-        if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose { return .close(code: code, reason: reason) }
+        if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose {
+            connection.isCloseHandedOver = true
+            return .close(code: code, reason: reason)
+        }
         let ping = connection.pingDue && connection.pendingClose == nil
         guard !connection.outbox.isEmpty || hasStream || ping else { return .idle }
         var oldest: Int64?

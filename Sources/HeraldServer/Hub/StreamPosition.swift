@@ -12,8 +12,8 @@ enum StreamPosition: Equatable {
     /// Fell off the ring (a slow client) and holds nothing: its resync snapshot is asked for at its
     /// next writable callback, once its socket takes bytes again, so a reader that stalls does not hold
     /// a snapshot (hundreds of KB with a full job history) it cannot read. `mark` is the ring's end
-    /// when it fell off: if the ring moves past it before the connection can write, that counts as one
-    /// more resync, as a snapshot queued then would have fallen off too, and the 4008 policy holds.
+    /// when it was last counted: if the ring moves past it before the connection can write, that
+    /// counts as one more resync (docs/protocol.md, "Slow clients", states the count exactly).
     case behind(mark: Int64)
     /// No stream (the echo endpoint) or closing.
     case none
