@@ -45,7 +45,7 @@ build: deps
 	$(SWIFT) build -Xswiftc -warnings-as-errors
 
 release: deps
-	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+	$(SWIFT) build -c release --product herald -Xswiftc -warnings-as-errors
 
 ## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
 ## command decoder under libFuzzer, the Swift API example, and the black-box and browser tests

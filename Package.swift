@@ -50,13 +50,24 @@ let package = Package(
         .executableTarget(
             name: "herald",
             dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster", "CSystemExtras"]),
-        .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench"]),
-        // CLibWebSockets (and libssl) for `TLSSocket`, a TLS client that can misbehave (stop reading).
+        // What the test targets share: polling and a locked value, temporary folders, free loopback
+        // ports, a real redis-server. A library target (test targets cannot depend on each other);
+        // `make run` builds only the herald product, so it never builds this.
+        .target(name: "HeraldTestSupport", dependencies: ["HeraldRedis"], path: "Tests/HeraldTestSupport"),
+        .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench", "HeraldTestSupport"]),
+        // The hub alone, no sockets.
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldTestSupport"]),
+        // Live servers and clients over libwebsockets; CLibWebSockets (and libssl) for `TLSSocket`, a
+        // TLS client that can misbehave (stop reading).
         .testTarget(
-            name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets"],
+            name: "HeraldLWSTests",
+            dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets", "HeraldTestSupport"],
             linkerSettings: [.linkedLibrary("ssl")]),
-        // The Redis client and the cluster node on a real redis-server (the suite ThreadSanitizer runs).
-        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldCluster", "HeraldEngine"]),
+        // The Redis client on a real redis-server.
+        .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
+        // The cluster node on a real redis-server.
+        .testTarget(
+            name: "HeraldClusterTests", dependencies: ["HeraldCluster", "HeraldRedis", "HeraldEngine", "HeraldTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

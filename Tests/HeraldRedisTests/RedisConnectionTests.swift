@@ -1,4 +1,5 @@
 import HeraldRedis
+import HeraldTestSupport
 import XCTest
 
 /// Commands against a real redis-server: every reply type, binary safety, pipelines, databases and

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRedis
+import HeraldTestSupport
 import XCTest
 
 /// What a dead or hung server does to a connection. Bounds on time are generous: they catch a hang,

@@ -1,4 +1,5 @@
 import HeraldRedis
+import HeraldTestSupport
 import XCTest
 
 final class RedisReplyTests: XCTestCase {

@@ -1,4 +1,5 @@
 import HeraldRedis
+import HeraldTestSupport
 import XCTest
 
 /// EVALSHA with the SHA1 cached per connection, loaded again when Redis forgot the script.

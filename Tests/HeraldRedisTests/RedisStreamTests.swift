@@ -1,5 +1,6 @@
 import Foundation
 import HeraldRedis
+import HeraldTestSupport
 import XCTest
 
 /// XADD and XREAD BLOCK, the way the cluster reads its event stream: the command timeout (3 s) is

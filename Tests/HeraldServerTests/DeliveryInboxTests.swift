@@ -1,5 +1,6 @@
 import HeraldEngine
 import HeraldServer
+import HeraldTestSupport
 import XCTest
 
 /// The engine-to-service-thread hand-off: two lanes, slices, bounded memory when it falls behind.

@@ -1,4 +1,5 @@
 @testable import HeraldServer
+import HeraldTestSupport
 import XCTest
 
 /// The shared ring of framed events: bounded bytes, cursors by entry index, whole frames per copy,

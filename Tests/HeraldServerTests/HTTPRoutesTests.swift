@@ -1,4 +1,5 @@
 import HeraldEngine
+import HeraldTestSupport
 import XCTest
 
 @testable import HeraldServer

@@ -1,6 +1,7 @@
 import Dispatch
 import HeraldEngine
 import HeraldServer
+import HeraldTestSupport
 import XCTest
 
 /// The logger never makes its caller wait for stderr, keeps the order of lines, and bounds what

@@ -1,5 +1,6 @@
 import HeraldEngine
 @testable import HeraldServer
+import HeraldTestSupport
 import XCTest
 
 /// A connection's own frames (replies, its snapshot, replayed events) and its resync count.

@@ -1,3 +1,4 @@
+import HeraldTestSupport
 import XCTest
 
 @testable import HeraldEngine

@@ -1,0 +1,68 @@
+import HeraldEngine
+import HeraldTestSupport
+import XCTest
+
+/// Every command decodes, and every malformed one is refused with a code that names the problem.
+final class CommandDecoderTests: XCTestCase {
+    private func decode(_ text: String) -> Result<Command, CommandDecoder.Refusal> { CommandDecoder.decode(Array(text.utf8)) }
+
+    private func code(_ text: String) -> ErrorCode? {
+        if case .failure(let refusal) = decode(text) { return refusal.error.code }
+        return nil
+    }
+
+    func testValidCommands() {
+        XCTAssertEqual(try decode(#"{"type":"ping"}"#).get(), .ping)
+        XCTAssertEqual(
+            try decode(#"{"type":"start","kind":"search","params":{"query":"a"},"after":["j-1"],"requestId":"r"}"#).get(),
+            .start(StartRequest(kind: "search", params: ["query": "a"], after: ["j-1"], requestId: "r")))
+        XCTAssertEqual(try decode(#"{"type":"cancel","job":"j-abc"}"#).get(), .cancel(job: "j-abc", requestId: nil))
+        XCTAssertEqual(try decode(#"{"type":"resume","epoch":"e","since":7}"#).get(), .resume(epoch: "e", since: 7))
+        XCTAssertEqual(try decode(#"{"type":"page","job":"j-a"}"#).get(), .page(job: "j-a", offset: 0, limit: 100, requestId: nil))
+        XCTAssertEqual(try decode(#"{"type":"auth","token":"t"}"#).get(), .auth(token: "t", requestId: nil))
+    }
+
+    func testRefusals() {
+        XCTAssertEqual(code("nope"), .badJSON)
+        XCTAssertEqual(code("[1]"), .badRequest)
+        XCTAssertEqual(code(#"{"kind":"search"}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":3}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"dance"}"#), .unknownType)
+        XCTAssertEqual(code(#"{"type":"start"}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"start","kind":"search","params":[]}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"start","kind":"search","after":["../etc"]}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"cancel"}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"resume","epoch":"e","since":-1}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"page","job":"j-a","limit":0}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"page","job":"j-a","offset":1.5}"#), .badRequest)
+        XCTAssertEqual(code(#"{"type":"ping","requestId":5}"#), .badRequest)
+        XCTAssertEqual(code(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)), .badJSON)
+    }
+
+    func testOverlongRequestIdIsRefusedAndNotEchoed() throws {
+        let long = String(repeating: "r", count: 129)
+        guard case .failure(let refusal) = decode(#"{"type":"ping","requestId":"\#(long)"}"#) else { return XCTFail("accepted") }
+        XCTAssertEqual(refusal.error.code, .badRequest)
+        XCTAssertNil(refusal.requestId)
+        XCTAssertEqual(try decode(#"{"type":"ping","requestId":"\#(String(repeating: "r", count: 128))"}"#).get(), .ping)
+    }
+
+    func testRefusalCarriesTheRequestIdAndNamesTheField() throws {
+        guard case .failure(let refusal) = decode(#"{"type":"start","requestId":"r9"}"#) else { return XCTFail("accepted") }
+        XCTAssertEqual(refusal.requestId, "r9")
+        XCTAssertTrue(refusal.error.message.hasPrefix("kind:"), refusal.error.message)
+    }
+
+    func testArbitraryBytesNeverCrash() {
+        var generator = SeededGenerator(seed: 99)
+        let seeds = [#"{"type":"start","kind":"search","params":{"query":"x"}}"#, #"{"type":"page","job":"j-a","offset":5}"#]
+        for _ in 0..<5_000 {
+            var bytes = Array(seeds[Int(generator.next() % 2)].utf8)
+            for _ in 0..<Int(generator.next() % 4 + 1) {
+                let index = Int(generator.next() % UInt64(bytes.count))
+                bytes[index] = UInt8(truncatingIfNeeded: generator.next())
+            }
+            _ = CommandDecoder.decode(bytes)
+        }
+    }
+}
