@@ -90,17 +90,17 @@ EXAMPLE_SCRATCH := .build/examples/custom-job
 EXAMPLE_TEST := Tests/blackbox/test_custom_job_example.py
 test-example:
 	$(SWIFT) build --package-path Examples/custom-job --scratch-path $(EXAMPLE_SCRATCH) -Xswiftc -warnings-as-errors
-	CUSTOM_JOB_BIN=$(EXAMPLE_SCRATCH)/debug/custom-job .venv/bin/python -m pytest -q $(EXAMPLE_TEST)
+	CUSTOM_JOB_BIN=$(EXAMPLE_SCRATCH)/debug/custom-job scripts/pytest -q $(EXAMPLE_TEST)
 
 # Without the example's test: test-example ran it against the binary it built.
 test-python:
-	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald .venv/bin/python -m pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
+	scripts/pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
 
 # The protocol, REST and CLI suites again, each server now node n1 of a 3-node cluster of its own on
 # a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
 CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py Tests/blackbox/test_cli.py Tests/blackbox/test_websocat.py
 test-cluster-suites:
-	PATH="$(CURDIR)/.venv/bin:$$PATH" HERALD_BIN=.build/debug/herald HERALD_BLACKBOX_CLUSTER=1 .venv/bin/python -m pytest -q $(CLUSTER_SUITES)
+	HERALD_BLACKBOX_CLUSTER=1 scripts/pytest -q $(CLUSTER_SUITES)
 
 ## make bench: the benchmarks (not part of `make test`; about half an hour; docs/benchmarks.md)
 bench:

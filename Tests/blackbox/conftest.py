@@ -1,84 +1,17 @@
 """Black-box fixtures: the real `herald` binary on 127.0.0.1 port 0, stopped after each test; and
-throwaway redis-servers (redis_server.py) for the tests that need one.
+throwaway redis-servers for the tests that need one. What the fixtures start lives in the shared kit,
+Tests/testkit (on the import path through pytest.ini).
 
 HERALD_BIN names the binary (default .build/debug/herald under the repository root).
 """
 
-import json
-import os
-import signal
-import subprocess
 import tempfile
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import pytest
 
-from redis_server import RedisServer
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
-
-def herald_binary() -> Path:
-    path = Path(os.environ.get("HERALD_BIN", ".build/debug/herald"))
-    return path if path.is_absolute() else REPO_ROOT / path
-
-
-class Herald:
-    """A running `herald serve` and helpers to talk to it."""
-
-    def __init__(self, *extra: str, root: Path):
-        self.root = root
-        self.data = root / "data"
-        self.corpus = root / "corpus"
-        self.corpus.mkdir(parents=True, exist_ok=True)
-        for index in range(20):
-            (self.corpus / f"file{index}.txt").write_text("alpha\nneedle here\nomega\n" * 50)
-        # The log goes to a file: a pipe nobody reads would fill and block the server.
-        self.log_path = root / "herald.log"
-        self.log_file = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
-             "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra],
-            stdout=subprocess.PIPE, stderr=self.log_file, text=True)
-        self.url = self.process.stdout.readline().strip()
-        assert self.url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), f"first line should be the URL, got {self.url!r}"
-        self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
-        self.ws = f"ws://127.0.0.1:{self.port}/ws"
-
-    def log(self) -> str:
-        return self.log_path.read_text()
-
-    def request(self, method: str, path: str, body=None, headers=None):
-        data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
-        request = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method, headers=headers or {})
-        try:
-            with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, response.read().decode(), dict(response.headers)
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode(), dict(error.headers)
-
-    def json(self, method: str, path: str, body=None, headers=None):
-        status, text, _ = self.request(method, path, body, headers)
-        return status, json.loads(text)
-
-    def stop(self) -> int:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.log_file.close()
-        return self.process.returncode
-
-
-# HERALD_BLACKBOX_CLUSTER=1 (`make test-cluster-suites`): every server a test starts is node n1 of a
-# cluster of its own: a redis-server and two more nodes (docs/scaling.md). The suites must pass against
-# one node of a 3-node cluster as they pass against a single server.
-CLUSTER_SUITES = os.environ.get("HERALD_BLACKBOX_CLUSTER") == "1"
+from testkit import CLUSTER_SUITES, Herald
+from testkit.redis_server import RedisServer
 
 
 @pytest.fixture
@@ -140,15 +73,3 @@ def redis_factory():
 @pytest.fixture
 def redis_server(redis_factory):
     return redis_factory()
-
-
-def wait_for(predicate, timeout=20.0, interval=0.05, what="condition"):
-    """Polls `predicate` until it returns a truthy value (returned) or fails after `timeout` seconds."""
-    import time
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out waiting for {what}")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Herald, wait_for
+from testkit import Herald, wait_for
 
 MEMORY_SLACK = 50 * 1024 * 1024
 MAX_MESSAGE = 65536

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from conftest import herald_binary, wait_for
+from testkit import herald_binary, wait_for
 
 
 def herald_cli(*args, timeout=60):

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import herald_binary, wait_for
+from testkit import herald_binary, wait_for
 from test_jobs_file import script, write_jobs
 from test_workers import Viewer, Worker
 

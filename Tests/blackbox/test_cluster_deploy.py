@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import websocket  # websocket-client
 
-from conftest import REPO_ROOT, herald_binary, wait_for
+from testkit import REPO_ROOT, herald_binary, wait_for
 from test_nginx import NGINX, Nginx
 
 

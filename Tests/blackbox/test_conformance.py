@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, herald_binary
+from testkit import REPO_ROOT, herald_binary
 
 SCRIPT = REPO_ROOT / "scripts" / "autobahn"
 SKIPPED, NOT_INSTALLED = 3, 4

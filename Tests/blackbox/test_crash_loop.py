@@ -17,7 +17,7 @@ import struct
 import time
 from pathlib import Path
 
-from conftest import Herald
+from testkit import Herald
 
 ROUNDS = 30
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import websocket
 
-from conftest import REPO_ROOT, wait_for
+from testkit import REPO_ROOT, wait_for
 
 
 def example_binary() -> Path:

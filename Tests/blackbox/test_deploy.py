@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO_ROOT, herald_binary
+from testkit import REPO_ROOT, herald_binary
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze is not on this machine")

@@ -3,7 +3,7 @@ jobs in memory and archived, newest first, filtered, across a restart; bad param
 
 import urllib.parse
 
-from conftest import Herald, wait_for
+from testkit import Herald, wait_for
 
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
 

@@ -5,7 +5,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from conftest import herald_binary, wait_for
+from testkit import herald_binary, wait_for
 
 
 def write_jobs(folder: Path, kinds: dict) -> Path:

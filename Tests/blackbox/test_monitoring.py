@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 import yaml
 
-from conftest import REPO_ROOT, wait_for
+from testkit import REPO_ROOT, wait_for
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "herald.json"
 SCHEMA = REPO_ROOT / "deploy" / "grafana" / "dashboard.schema.json"

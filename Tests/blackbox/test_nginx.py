@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, wait_for
+from testkit import REPO_ROOT, wait_for
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 WEBSOCAT = shutil.which("websocat")

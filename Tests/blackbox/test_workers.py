@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import websocket  # websocket-client
 
-from conftest import REPO_ROOT, herald_binary, wait_for
+from testkit import REPO_ROOT, herald_binary, wait_for
 from test_jobs_file import script, write_jobs
 
 PARAMS = {"n": {"type": "integer", "default": 5, "minimum": 1}}

@@ -27,15 +27,11 @@ import pytest
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 
+from testkit import REPO_ROOT, herald_binary
+
 from .corpus import CORPUS_FILE_KB, CORPUS_FILES, NEEDLE, add_bulk, generate_corpus
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO_ROOT / "test-artifacts"
-
-
-def herald_binary() -> Path:
-    path = Path(os.environ.get("HERALD_BIN", ".build/debug/herald"))
-    return path if path.is_absolute() else REPO_ROOT / path
 
 
 # ---- the search corpus ------------------------------------------------------------------------------

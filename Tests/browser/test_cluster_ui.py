@@ -3,16 +3,12 @@ runs, live, each row naming its node. Two real `herald serve --redis` nodes on o
 in headless Chromium."""
 
 import json
-import sys
 import urllib.request
-from pathlib import Path
+
+from testkit.redis_server import RedisServer
 
 from .dashboard_page import Dashboard
 from .test_dashboard import assert_no_console_errors
-
-# The black-box suite's throwaway redis-server (Tests/blackbox/redis_server.py).
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "blackbox"))
-from redis_server import RedisServer  # noqa: E402
 
 
 def test_a_dashboard_on_one_node_shows_another_nodes_jobs_with_their_node(server_factory, browser, tmp_path):

@@ -1,6 +1,6 @@
 """The dashboard in a real browser against a real server (see conftest.py for the fixtures).
 
-Run: python -m pytest Tests/browser -v   (after `swift build --product herald`; HERALD_BIN overrides the binary)
+Run: scripts/pytest Tests/browser -v   (after `swift build --product herald`; HERALD_BIN overrides the binary)
 """
 
 import json

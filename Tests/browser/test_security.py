@@ -1,6 +1,6 @@
 """Security in a real browser: the dashboard's token sign-in, and cross-site WebSocket hijacking refused.
 
-Run: python -m pytest Tests/browser/test_security.py -v   (fixtures in conftest.py)
+Run: scripts/pytest Tests/browser/test_security.py -v   (fixtures in conftest.py)
 """
 
 import functools

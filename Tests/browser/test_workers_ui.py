@@ -9,7 +9,7 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from .conftest import herald_binary
+from testkit import herald_binary
 from .dashboard_page import Dashboard
 from .test_dashboard import assert_no_console_errors
 
