@@ -9,6 +9,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "herald", targets: ["herald"]),
+        .library(name: "HeraldSupport", targets: ["HeraldSupport"]),
         .library(name: "HeraldEngine", targets: ["HeraldEngine"]),
         .library(name: "HeraldServer", targets: ["HeraldServer"]),
         .library(name: "HeraldLWS", targets: ["HeraldLWS"]),
@@ -33,12 +34,14 @@ let package = Package(
         // inline wrappers, no C sources.
         .systemLibrary(name: "CSystemExtras"),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
-        .target(name: "HeraldEngine", dependencies: ["CSystemExtras"]),
+        // What every module may use and none should own: log levels and sinks, the wall clock.
+        .target(name: "HeraldSupport"),
+        .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport"]),
         // The stream hub (connections, outboxes, slow-client policy, commands, REST routes) and the
         // inbox between the engine and the service thread: pure Swift, no sockets, no C.
-        .target(name: "HeraldServer", dependencies: ["HeraldEngine"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldEngine", "HeraldSupport"]),
         // The libwebsockets transport (server) and client: the only code that sees an lws pointer.
-        .target(name: "HeraldLWS", dependencies: ["HeraldEngine", "HeraldServer", "CLibWebSockets"]),
+        .target(name: "HeraldLWS", dependencies: ["HeraldEngine", "HeraldServer", "HeraldSupport", "CLibWebSockets"]),
         // Benchmark-only job kinds (`herald serve --bench`), kept out of the engine's core.
         .target(name: "HeraldBench", dependencies: ["HeraldEngine"]),
         // A Redis client over hiredis (connections, pipelines, scripts, backoff): the only code that
@@ -49,19 +52,24 @@ let package = Package(
         .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis"]),
         .executableTarget(
             name: "herald",
-            dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster", "CSystemExtras"]),
+            dependencies: [
+                "HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster",
+                "CSystemExtras",
+            ]),
         // What the test targets share: polling and a locked value, temporary folders, free loopback
         // ports, a real redis-server. A library target (test targets cannot depend on each other);
         // `make run` builds only the herald product, so it never builds this.
         .target(name: "HeraldTestSupport", dependencies: ["HeraldRedis"], path: "Tests/HeraldTestSupport"),
         .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench", "HeraldTestSupport"]),
         // The hub alone, no sockets.
-        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldEngine", "HeraldServer", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldServerTests", dependencies: ["HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldTestSupport"]),
         // Live servers and clients over libwebsockets; CLibWebSockets (and libssl) for `TLSSocket`, a
         // TLS client that can misbehave (stop reading).
         .testTarget(
             name: "HeraldLWSTests",
-            dependencies: ["HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets", "HeraldTestSupport"],
+            dependencies: [
+                "HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets", "HeraldTestSupport",
+            ],
             linkerSettings: [.linkedLibrary("ssl")]),
         // The Redis client on a real redis-server.
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),

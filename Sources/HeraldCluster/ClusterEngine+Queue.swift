@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldEngine
 import HeraldRedis
+import HeraldSupport
 
 /// Jobs run where there is room: a start on any node puts the job in its kind's queue in Redis
 /// (`admit`), and every node with room for that kind takes the oldest waiting one (`claim`) when it
@@ -15,8 +16,8 @@ extension ClusterEngine {
         let limit = local.configuration.limit(for: JobKind(kind))
         let record = JobRecord(
             id: JobID.random(), kind: JobKind(kind), params: params, requestId: start.requestId,
-            createdAt: Int64(Date().timeIntervalSince1970 * 1000))
-        let encoding = WireEncoder.encode(event: .job(record), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+            createdAt: WallClock.millis())
+        let encoding = WireEncoder.encode(event: .job(record), seq: 0, ts: WallClock.micros())
         let answer: RedisReply
         do {
             answer = try commands().evaluate(
@@ -156,9 +157,9 @@ extension ClusterEngine {
         do { try cancelled.move(to: .cancelled) } catch {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) already ended \(record.state.rawValue)"))))
         }
-        cancelled.markEnded(error: "cancelled by request", at: Int64(Date().timeIntervalSince1970 * 1000))
+        cancelled.markEnded(error: "cancelled by request", at: WallClock.millis())
         let keys = settings.keys
-        let encoding = WireEncoder.encode(event: .job(cancelled), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        let encoding = WireEncoder.encode(event: .job(cancelled), seq: 0, ts: WallClock.micros())
         let answer: RedisReply
         do {
             answer = try commands().evaluate(

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldEngine
 import HeraldRedis
+import HeraldSupport
 
 /// Every job a node holds has a lease in Redis: an entry of the `leases` stream, pending under the
 /// node's name in the group `holders`, renewed every second by the node's publisher (`renew`). A node
@@ -45,8 +46,8 @@ extension ClusterEngine {
     func forgetStoppedNodes() {
         let keys = settings.keys
         guard let answer = try? commands().command("HGETALL", keys.nodes), let pairs = answer.array else { return }
-        let staleBefore = Date().timeIntervalSince1970 * 1000 - settings.nodeTimeoutSeconds * 1000
-        let noWorkers = WireEncoder.encode(event: .workers([]), seq: 0, ts: Int64(Date().timeIntervalSince1970 * 1_000_000))
+        let staleBefore = Double(WallClock.millis()) - settings.nodeTimeoutSeconds * 1000
+        let noWorkers = WireEncoder.encode(event: .workers([]), seq: 0, ts: WallClock.micros())
         for index in stride(from: 0, to: pairs.count - 1, by: 2) {
             guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
                 heard < staleBefore,

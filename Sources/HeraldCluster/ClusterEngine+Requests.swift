@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldEngine
 import HeraldRedis
+import HeraldSupport
 
 /// Answering the hub's requests: from the view (snapshots, resumes, records, news, workers), from
 /// this node's dispatcher (its history, its statistics, its own jobs' pages), through Redis (starts),
@@ -228,7 +229,7 @@ extension ClusterEngine {
                 _ = try? commands().evaluate(
                     HoldScript(keys: .init(keys, kind: record.kind.rawValue), args: .init(job: record.id, node: settings.node)))
             }
-            let now = Int64(Date().timeIntervalSince1970 * 1_000_000)
+            let now = WallClock.micros()
             publisher.enqueue(unfinished.map { SequencedEvent(seq: 0, ts: now, event: .job($0)) })
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldEngine
 import HeraldRedis
+import HeraldSupport
 
 /// Appends this node's events to the shared stream, in the order its dispatcher made them, on a
 /// thread of its own with its own Redis connection: a batch at a time, one pipeline of append
@@ -177,7 +178,7 @@ final class ClusterPublisher: @unchecked Sendable {
             return false
         }
         let keys = settings.keys
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let now = WallClock.millis()
         do {
             let answer = try connection.evaluate(
                 RenewScript(

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSupport
 
 /// How the server listens and what it allows. Every field has the default a user gets without flags;
 /// `docs/operations.md` lists them with their flags.

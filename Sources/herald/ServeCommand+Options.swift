@@ -4,6 +4,7 @@ import HeraldEngine
 import HeraldRedis
 import HeraldLWS
 import HeraldServer
+import HeraldSupport
 
 extension ServeCommand {
     /// Every setting `serve` takes, resolved from flags, the environment and defaults.

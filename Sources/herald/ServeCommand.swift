@@ -4,6 +4,7 @@ import HeraldCluster
 import HeraldEngine
 import HeraldLWS
 import HeraldServer
+import HeraldSupport
 
 /// `herald serve`: builds the engine and the server from flags, prints the URL, runs until a signal.
 enum ServeCommand {

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import HeraldSupport
 
 /// The one dispatcher: a serial queue that owns all job state and numbers every event.
 ///
@@ -101,8 +102,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         return String(format: "%016llx", generator.next() as UInt64)
     }
 
-    static func nowMillis() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
-    static func nowMicros() -> Int64 { Int64(Date().timeIntervalSince1970 * 1_000_000) }
+    static func nowMillis() -> Int64 { WallClock.millis() }
+    static func nowMicros() -> Int64 { WallClock.micros() }
 
     // MARK: - Messages (JobEngine): any thread, never blocks
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldSupport
 
 /// Job history on disk (docs/operations.md, "Job history and rotation"):
 /// - `jobs.jsonl`, the journal of the jobs in memory: a job object appended at every state change
@@ -115,7 +116,7 @@ public final class HistoryStore: @unchecked Sendable {
         marked.progress.rate = nil
         marked.progress.eta = nil
         marked.error = "the server stopped while this job was \(record.state.rawValue)"
-        marked.finishedAt = record.finishedAt ?? Int64(Date().timeIntervalSince1970 * 1000)
+        marked.finishedAt = record.finishedAt ?? WallClock.millis()
         return marked
     }
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldEngine
 import HeraldServer
+import HeraldSupport
 
 /// A whole Herald server in one value: a `JobDispatcher` with the given runners, its history in the
 /// data folder, and a `WebSocketServer` in front of it. It is what `herald serve` runs, and what a

@@ -1,4 +1,3 @@
-import HeraldServer
 internal import CLibWebSockets
 
 /// The one C callback of the client's protocol: runs on a `ClientService`'s thread, recovers

@@ -1,5 +1,4 @@
 import HeraldEngine
-import HeraldServer
 internal import CLibWebSockets
 import Foundation
 

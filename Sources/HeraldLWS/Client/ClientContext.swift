@@ -1,4 +1,3 @@
-import HeraldServer
 import HeraldEngine
 internal import CLibWebSockets
 import Dispatch

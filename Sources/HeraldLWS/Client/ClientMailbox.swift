@@ -1,4 +1,3 @@
-import HeraldServer
 import Foundation
 
 /// Events for one client connection, from its service thread to whoever reads them.

@@ -1,4 +1,3 @@
-import HeraldServer
 import Foundation
 
 /// A WebSocket client over libwebsockets, for the command line, the tests and the benchmarks.

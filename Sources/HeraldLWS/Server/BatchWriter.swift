@@ -1,4 +1,5 @@
 import Glibc
+import HeraldEngine
 internal import CLibWebSockets
 
 /// Writes a WebSocket connection's batches of whole frames (the hub's) to its socket, keeps what
@@ -167,11 +168,9 @@ struct BatchWriter {
         lws_rx_flow_control(wsi, 0)
     }
 
-    private static func monotonicMicros() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
-    }
+    /// Monotonic microseconds, read only while a connection is paused.
+    private static let clock = SystemClock()
+    private static func monotonicMicros() -> Int64 { Int64(clock.now() * 1_000_000) }
 
     private static func peerHasHungUp(_ descriptor: Int32) -> Bool {
         guard descriptor >= 0 else { return false }

@@ -3,6 +3,7 @@ import Foundation
 import HeraldEngine
 import HeraldServer
 internal import CLibWebSockets
+import HeraldSupport
 
 /// The libwebsockets transport: one context on one service thread, driving a `StreamHub`.
 ///
@@ -36,8 +37,8 @@ public final class WebSocketServer: @unchecked Sendable {
     private let stoppedSignal = DispatchSemaphore(value: 0)
     /// The engine subscription: set by `start`, read by `stop`, which may run on other threads.
     private let subscription = Protected<Int?>(nil)
-    private let clock = ContinuousClock()
-    private let startInstant: ContinuousClock.Instant
+    /// Monotonic time since the server was made (`uptime`).
+    private let clock = SystemClock()
 
     // Service thread only. The properties every writable callback touches opt out of the run-time
     // exclusivity check (`@exclusivity(unchecked)`): the service thread is the only one that touches
@@ -75,7 +76,6 @@ public final class WebSocketServer: @unchecked Sendable {
         self.inbox = inbox
         self.files = StaticFiles(root: configuration.publicDirectory)
         self.hub = StreamHub(configuration: configuration, epoch: engine.epoch, logger: logger, version: version)
-        self.startInstant = clock.now
     }
 
     public enum StartError: Error, CustomStringConvertible {
@@ -153,19 +153,11 @@ public final class WebSocketServer: @unchecked Sendable {
     }
 
     /// Seconds since start, monotonic. Thread: any.
-    func uptime() -> Double {
-        let elapsed = clock.now - startInstant
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
+    func uptime() -> Double { clock.now() }
 
     /// Wall-clock microseconds since 1970: the clock of events' `ts` (the dispatcher's), so the hub can
-    /// tell how old an event is when it is written. Read once per write: `clock_gettime` directly,
-    /// not through `Date`. Thread: any.
-    static func wallClockMicros() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return Int64(now.tv_sec) * 1_000_000 + Int64(now.tv_nsec) / 1_000
-    }
+    /// tell how old an event is when it is written. Thread: any.
+    static func wallClockMicros() -> Int64 { WallClock.micros() }
 
     // MARK: - Service thread
 

@@ -1,4 +1,4 @@
-import HeraldServer
+import HeraldSupport
 
 /// The one place the client and the server read libwebsockets' C return codes: each checked lws call goes through
 /// here and fails as a `WebSocketClient.Failure` saying what could not be done; `callbackStatus` turns
@@ -32,7 +32,7 @@ enum LWSResult {
 
     /// For the server's calls where a negative number is failure: true when it succeeded; false, with
     /// a debug line naming the call, when the connection must close.
-    static func succeeded(_ code: Int32, _ what: @autoclosure () -> String, logger: Logger?) -> Bool {
+    static func succeeded(_ code: Int32, _ what: @autoclosure () -> String, logger: (any LogSink)?) -> Bool {
         do throws(WebSocketClient.Failure) {
             try nonNegative(code, what())
             return true

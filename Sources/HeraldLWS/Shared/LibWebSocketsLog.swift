@@ -1,13 +1,13 @@
 import Foundation
 import HeraldEngine
-import HeraldServer
+import HeraldSupport
 internal import CLibWebSockets
 import Synchronization
 
 /// Routes libwebsockets' own messages into Herald's log. lws's log hook is process-wide (a C function
 /// pointer with no user data), so the target logger is process-wide too: the last server started wins.
 enum LibWebSocketsLog {
-    private static let target = Protected<Logger?>(nil)
+    private static let target = Protected<(any LogSink)?>(nil)
 
     /// For processes with no server (the CLI, tests): errors only, and no start-up banner. lws's
     /// "SSL error: …" line about a refused server certificate is left out: the client's own error
@@ -24,7 +24,7 @@ enum LibWebSocketsLog {
             })
     }
 
-    static func route(to logger: Logger) {
+    static func route(to logger: any LogSink) {
         target.withLock { $0 = logger }
         var levels = Int32(LLL_ERR | LLL_WARN)
         if logger.level >= .debug { levels |= Int32(LLL_NOTICE | LLL_INFO) }

@@ -1,13 +1,14 @@
 import Dispatch
 import Foundation
 import HeraldEngine
+import HeraldSupport
 import Synchronization
 
 /// One line per message on stderr, with time and level. Thread: any. A caller never waits for
 /// stderr (the service thread logs too, and a pipe nobody reads would stop it): the line is made
 /// on the caller and written, in order, by the logger's own queue. While stderr cannot keep up,
 /// at most `maxPending` lines wait; later ones are counted, and the count is written once it drains.
-public final class Logger: Sendable {
+public final class Logger: LogSink {
     public let level: LogLevel
     /// Lines waiting at most; past it new lines are counted, not kept.
     public let maxPending: Int
@@ -50,7 +51,6 @@ public final class Logger: Sendable {
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 
     /// Waits until every line logged before the call is written: before the process exits.
     /// Thread: any but the logger's own.
@@ -79,8 +79,7 @@ public final class Logger: Sendable {
     }
 
     private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
+        let now = WallClock.timespecNow()
         var parts = tm()
         var seconds = now.tv_sec
         gmtime_r(&seconds, &parts)

@@ -4,6 +4,7 @@ import HeraldLWS
 import HeraldServer
 import HeraldTestSupport
 import XCTest
+import HeraldSupport
 
 /// A real server on 127.0.0.1, port 0, with its own data folder; stopped by `stop()`.
 final class LiveServer {
