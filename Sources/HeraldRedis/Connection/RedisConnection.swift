@@ -68,7 +68,7 @@ public final class RedisConnection {
         guard let raw = Hiredis.withArgv(arguments, { redisCommandArgv(context, $0, $1, $2) }) else {
             throw fail(context, timeout: commandTimeout)
         }
-        return Hiredis.take(raw)
+        return try unlessLoading(Hiredis.take(raw))
     }
 
     public func command(_ arguments: [String]) throws(RedisError) -> RedisReply {
@@ -93,7 +93,17 @@ public final class RedisConnection {
             guard redisGetReply(context, &raw) == REDIS_OK, let raw else { throw fail(context, timeout: commandTimeout) }
             replies.append(Hiredis.take(raw))
         }
+        // Redis reads a pipeline's commands in one go: all of them are refused LOADING, or none.
+        for reply in replies { _ = try unlessLoading(reply) }
         return replies
+    }
+
+    /// `reply`, unless it is Redis's `LOADING` refusal: then the connection counts as lost (`.loading`).
+    private func unlessLoading(_ reply: RedisReply) throws(RedisError) -> RedisReply {
+        guard let message = reply.errorMessage, message.hasPrefix("LOADING") else { return reply }
+        failure = .loading(address)
+        close()
+        throw .loading(address)
     }
 
     /// Bounds each later wait for the socket to `seconds` (see the type's notes on BLOCK).

@@ -24,11 +24,15 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidArgument(String)
     /// The connection was closed with `close()`.
     case closed(RedisAddress)
+    /// Redis answered `LOADING`: it restarted and is still reading its data (an append-only file)
+    /// and runs no command until it has. Taken as lost, so callers reconnect after a backoff and
+    /// never read its not-yet-loaded keys as missing (an epoch, a job).
+    case loading(RedisAddress)
 
     /// True when the connection that threw this is dead: make a new one (after a backoff).
     public var isConnectionLost: Bool {
         switch self {
-        case .refused, .io, .eof, .timeout, .protocolError, .closed: true
+        case .refused, .io, .eof, .timeout, .protocolError, .closed, .loading: true
         case .badURL, .server, .invalidArgument: false
         }
     }
@@ -44,6 +48,7 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .server(let message): "Redis answered with an error: \(message)"
         case .invalidArgument(let message): "invalid Redis call: \(message)"
         case .closed(let address): "the connection to Redis at \(address.endpoint) was closed"
+        case .loading(let address): "Redis at \(address.endpoint) is still loading its data"
         }
     }
 }
