@@ -11,7 +11,7 @@ public enum EngineRequest: Sendable, Equatable {
     case resume(epoch: String, since: Int64)
     /// A page of a job's results (answered with `.page`).
     case page(job: String, offset: Int, limit: Int)
-    /// One job's record (answered with `.job`, `not_found` when unknown).
+    /// One job's record, in memory or archived (answered with `.job`, `not_found` when unknown).
     case job(String)
     /// The news feed (answered with `.news`).
     case news

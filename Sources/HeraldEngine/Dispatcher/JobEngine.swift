@@ -2,8 +2,8 @@
 /// in-process engine; an engine behind a broker implements the same three calls.
 ///
 /// Ordering: every `reply` and every subscriber call of one engine runs on one serial context (the
-/// dispatcher queue), except `.page`, `.history` and `.metrics` replies, which read files or the
-/// allocator's figures elsewhere. So a snapshot or resume
+/// dispatcher queue), except `.page`, `.history` and `.metrics` replies, and `.job` replies about a
+/// job found in the history archive, which read files or the allocator's figures elsewhere. So a snapshot or resume
 /// reply handed to the same queue as the events is in step with them: the events that follow it in
 /// that queue are exactly those after its `seq`.
 public protocol JobEngine: AnyObject, Sendable {
