@@ -16,7 +16,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     /// A worker's `hello` names a kind whose params differ from the server's declaration.
     case kindMismatch = "kind_mismatch"
     /// The job is known but what was asked of it is no longer kept: the matches of a finished job
-    /// dropped for `--kept-results-bytes`, or the results and log of an archived job.
+    /// dropped for `--kept-results-bytes`, a sort's values whose file the sort cache removed, or the
+    /// results and log of an archived job.
     case gone
     case internalError = "internal"
     /// The server cannot do it now, but will again: a cluster node that cannot reach Redis, or a
