@@ -115,27 +115,13 @@ extension JobDispatcher {
         return record
     }
 
-    /// Waiting jobs whose dependencies all succeeded are queued; a waiting or queued job with a
-    /// dependency that ended other than succeeded, or that is no longer known, is cancelled.
+    /// Applies what dependencies call for (`DependencyResolver`): queues waiting jobs whose
+    /// dependencies all succeeded, cancels those with a dependency that failed or is no longer known.
     func resolveDependents() {
-        var changed = true
-        while changed {
-            changed = false
-            for id in table.order {
-                guard let record = table[id], record.state == .waiting || (record.state == .queued && !record.after.isEmpty) else {
-                    continue
-                }
-                let dependencies = record.after.map { ($0, dependencyState($0)) }
-                if let (failed, state) = dependencies.first(where: { $0.1 != nil && $0.1!.isTerminal && $0.1 != .succeeded }) {
-                    finishWithoutRunning(id, state: .cancelled, reason: "dependency \(failed) ended \(state!.rawValue)")
-                    changed = true
-                } else if let (missing, _) = dependencies.first(where: { $0.1 == nil }) {
-                    finishWithoutRunning(id, state: .cancelled, reason: "dependency \(missing) is no longer known")
-                    changed = true
-                } else if record.state == .waiting, dependencies.allSatisfy({ $0.1 == .succeeded }) {
-                    transition(id, to: .queued)
-                    changed = true
-                }
+        for step in DependencyResolver.steps(for: table.all, foreign: cluster.foreignStates) {
+            switch step {
+            case .cancel(let id, let reason): finishWithoutRunning(id, state: .cancelled, reason: reason)
+            case .queue(let id): transition(id, to: .queued)
             }
         }
     }
