@@ -280,12 +280,20 @@ extension JobDispatcher {
     /// A failed attempt with attempts left: back to `queued`, run again after the policy's delay.
     private func retry(_ id: JobID, after attempt: Int, policy: RetryPolicy, error: String, exit: JSONObject?) {
         let delay = policy.delay(after: attempt, jitter: Double.random(in: -1...1))
-        let timer = clock.schedule(on: queue, after: delay, repeating: nil) { [weak self] in self?.pump() }
+        // The timer, not a reading of the clock, says the wait is over: a Dispatch timer may fire a
+        // hair before the clock reads the due time, and a job the pump then skipped would wait for ever.
+        let timer = clock.schedule(on: queue, after: delay, repeating: nil) { [weak self] in self?.retryIsDue(id) }
         retries[id] = (clock.now() + delay, timer)
         transition(id, to: .queued) { record in
             record.error = "attempt \(attempt) failed: \(error); retrying in \(Self.shortSeconds(delay)) s"
             record.exit = exit
         }
+    }
+
+    /// A retry's wait is over: it may launch at the next pump, which runs now. Thread: `queue`.
+    private func retryIsDue(_ id: JobID) {
+        retries[id]?.due = -.infinity
+        pump()
     }
 
     static func shortSeconds(_ seconds: Double) -> String {

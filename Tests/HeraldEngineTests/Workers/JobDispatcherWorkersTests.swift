@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import HeraldTestSupport
 import XCTest
@@ -175,6 +176,36 @@ final class JobDispatcherWorkersTests: XCTestCase {
         XCTAssertEqual(done.attempt, 2)
         XCTAssertEqual(done.worker, "gpu-2")
         XCTAssertEqual(fixture.dispatcher.currentStatistics().leasesLost, 1)
+    }
+
+    /// Timers that fire a millisecond before the time they were asked for, as a Dispatch timer may
+    /// against the clock the dispatcher reads.
+    private final class EarlyTimersClock: DispatcherClock {
+        let inner = ManualClock()
+        func now() -> Double { inner.now() }
+        func schedule(
+            on queue: DispatchQueue, after delay: Double, repeating interval: Double?, _ handler: @escaping @Sendable () -> Void
+        ) -> any ScheduledTimer {
+            inner.schedule(on: queue, after: max(0, delay - 0.001), repeating: interval, handler)
+        }
+    }
+
+    func testARetryLaunchesWhenItsTimerFiresEvenABitBeforeTheClockSaysItIsDue() throws {
+        let clock = EarlyTimersClock()
+        let fixture = makeWorkerFixture(retries: 1, clock: clock)
+        let first = attach(fixture, 1, name: "gpu-1")
+        let job = try fixture.start(JobKind("encode"), ["n": 1]).get()
+        XCTAssertEqual(first.assignment(of: job.id), 1)
+        fixture.dispatcher.detachWorker(WorkerSession(1))
+        fixture.recorder.waitFor("the retry is queued") { _ in
+            fixture.recorder.jobRecords(of: job.id).contains { $0.state == .queued && $0.attempt == 1 }
+        }
+        // Attached while the retry waits: its own pump leaves the job for the timer.
+        let second = attach(fixture, 2, name: "gpu-2")
+        XCTAssertNotNil(second.wait("accepted") { if case .accepted = $0 { return true } else { return nil } })
+        XCTAssertFalse(second.all.contains { if case .assign = $0 { return true } else { return false } })
+        clock.inner.advance(by: 1)
+        XCTAssertEqual(second.assignment(of: job.id), 2, "the timer's word launches it")
     }
 
     func testASilentWorkerIsDroppedAfterItsLeaseAndItsJobFailsNamingIt() throws {
