@@ -14,19 +14,8 @@ final class RedisLoadingTests: XCTestCase {
         private let listener: Int32
 
         init() throws {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            listener = descriptor
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-                }
-            }
-            guard bound, listen(listener, 4) == 0 else { throw RedisServerProcess.Failure(description: "cannot listen") }
-            port = Int(UInt16(bigEndian: address.sin_port))
+            (listener, port) = try Loopback.boundSocket()
+            guard listen(listener, 4) == 0 else { throw RedisServerProcess.Failure(description: "cannot listen") }
             let listener = listener
             Thread.detachNewThread {
                 while true {

@@ -24,9 +24,16 @@ public enum Loopback {
 
     /// A port nothing listens on now: bind port 0 on 127.0.0.1, read what the kernel chose, close.
     public static func freePort() throws -> Int {
+        let (descriptor, port) = try boundSocket()
+        close(descriptor)
+        return port
+    }
+
+    /// A TCP socket bound to 127.0.0.1 on a port the kernel chose, and that port; the caller owns
+    /// the descriptor (listens on it, closes it).
+    public static func boundSocket() throws -> (descriptor: Int32, port: Int) {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw RedisServerProcess.Failure(description: "socket: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -36,7 +43,11 @@ public enum Loopback {
                 bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
             }
         }
-        guard bound else { throw RedisServerProcess.Failure(description: "cannot bind a free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            let reason = String(cString: strerror(errno))
+            close(descriptor)
+            throw RedisServerProcess.Failure(description: "cannot bind a free port: \(reason)")
+        }
+        return (descriptor, Int(UInt16(bigEndian: address.sin_port)))
     }
 }
