@@ -1,4 +1,5 @@
 import Dispatch
+import HeraldSupport
 
 /// Taking over another cluster node's unfinished jobs when that node stopped (its lease ran out):
 /// this node becomes their owner, so their next events are its own.
@@ -35,7 +36,7 @@ extension JobDispatcher {
                     transition(record.id, to: .failed) { next in
                         next.node = configuration.nodeName
                         next.error = "node \(node) stopped while it ran the job"
-                        next.finishedAt = Self.nowMillis()
+                        next.finishedAt = WallClock.millis()
                     }
                     statistics.recordFinish(kind: record.kind, state: .failed, seconds: nil)
                 }

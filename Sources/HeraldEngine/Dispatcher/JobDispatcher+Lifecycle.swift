@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldSupport
 
 /// Starting, scheduling, cancelling and finishing jobs. Every function here runs on `queue`.
 extension JobDispatcher {
@@ -36,7 +37,7 @@ extension JobDispatcher {
 
         let record = JobRecord(
             id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
-            createdAt: Self.nowMillis(), node: configuration.nodeName)
+            createdAt: WallClock.millis(), node: configuration.nodeName)
         table.insert(record)
         if let requestId = request.requestId { table.remember(requestId: requestId, for: record.id) }
         emit(.job(record))
@@ -109,7 +110,7 @@ extension JobDispatcher {
         if let kept = keptLogs.waitingForRetry.removeValue(forKey: id) { writeLog(kept, of: id) }
         let record = transition(id, to: state) { record in
             record.error = reason
-            record.finishedAt = Self.nowMillis()
+            record.finishedAt = WallClock.millis()
         }
         if let record { statistics.recordFinish(kind: record.kind, state: state, seconds: nil) }
         return record
@@ -182,7 +183,7 @@ extension JobDispatcher {
             context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
             started: clock.now())
         let record = transition(id, to: .running) { record in
-            record.startedAt = Self.nowMillis()
+            record.startedAt = WallClock.millis()
             record.attempt = attempt
             record.worker = worker
             // A retry starts clean: the last attempt's error and exit were shown while it waited.
@@ -241,7 +242,7 @@ extension JobDispatcher {
         }
         keepLog(of: job.context)
         transition(id, to: state) { record in
-            record.finishedAt = Self.nowMillis()
+            record.finishedAt = WallClock.millis()
             record.error = error
             record.summary = summary
             record.exit = exit
@@ -315,7 +316,7 @@ extension JobDispatcher {
     /// Gives the event its number, logs it, and hands it to every subscriber, in order.
     func emit(_ event: EngineEvent) {
         dispatchPrecondition(condition: .onQueue(queue))
-        let (_, beganBatch) = stream.append(event, ts: Self.nowMicros())
+        let (_, beganBatch) = stream.append(event, ts: WallClock.micros())
         if case .job(let record) = event { history?.record(record) }
         // The batch begins: it is handed over once the blocks queued so far have added theirs.
         if beganBatch { queue.async { [self] in flushOutgoing() } }

@@ -1,4 +1,5 @@
 import Dispatch
+import HeraldSupport
 
 /// Progress pacing, streamed results and news: the parts workers reach through `JobEventSink`.
 extension JobDispatcher: JobEventSink {
@@ -65,7 +66,7 @@ extension JobDispatcher: JobEventSink {
             defer { hops.leave() }
             // A fetch that was cancelled meanwhile publishes nothing.
             guard running[job] != nil, !cancelRequested.contains(job) else { return }
-            let added = news.append(headlines, at: Self.nowMillis())
+            let added = news.append(headlines, at: WallClock.millis())
             emit(.news(revision: news.revision, items: added))
         }
     }

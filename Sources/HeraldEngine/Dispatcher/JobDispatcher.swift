@@ -102,9 +102,6 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         return String(format: "%016llx", generator.next() as UInt64)
     }
 
-    static func nowMillis() -> Int64 { WallClock.millis() }
-    static func nowMicros() -> Int64 { WallClock.micros() }
-
     // MARK: - Messages (JobEngine): any thread, never blocks
 
     public func send(_ request: EngineRequest, reply: @escaping @Sendable (EngineReply) -> Void) {

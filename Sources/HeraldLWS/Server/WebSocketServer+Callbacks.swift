@@ -2,6 +2,7 @@ import Dispatch
 import HeraldEngine
 import HeraldServer
 internal import CLibWebSockets
+import HeraldSupport
 
 /// Each libwebsockets callback, turned into one hub call; then the hub's actions are performed.
 /// Thread: the service thread.
@@ -111,7 +112,7 @@ extension WebSocketServer {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
         hub.deliver(drained, now: now, into: &actions)
-        let nowMicros = Self.wallClockMicros()
+        let nowMicros = WallClock.micros()
         let paused = !drained.more && nowMicros - lastSliceMicros >= Self.pauseBeforeWritingAtOnceMicros
         lastSliceMicros = nowMicros
         performActions(writing: paused ? .now : .afterPoll)
@@ -179,7 +180,7 @@ extension WebSocketServer {
     /// `writeNow` that is the same. Asks for the writable callback again when the hub has more (a
     /// write cut short has asked already). `holder` says where the rest of a cut write waits.
     private func sendNextBatch(to wsi: OpaquePointer, id: ConnectionID, restTo holder: BatchWriter.Holder) -> BatchOutcome {
-        let nowMicros = Self.wallClockMicros()
+        let nowMicros = WallClock.micros()
         switch hub.writable(id, nowMicros: nowMicros, into: &batchBuffer, actions: &actions) {
         case .idle:
             return .nothing

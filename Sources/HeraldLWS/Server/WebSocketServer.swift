@@ -155,10 +155,6 @@ public final class WebSocketServer: @unchecked Sendable {
     /// Seconds since start, monotonic. Thread: any.
     func uptime() -> Double { clock.now() }
 
-    /// Wall-clock microseconds since 1970: the clock of events' `ts` (the dispatcher's), so the hub can
-    /// tell how old an event is when it is written. Thread: any.
-    static func wallClockMicros() -> Int64 { WallClock.micros() }
-
     // MARK: - Service thread
 
     /// In debug builds, stops the process when called off the service thread: the hub and every
