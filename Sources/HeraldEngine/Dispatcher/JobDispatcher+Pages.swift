@@ -1,86 +1,60 @@
 import Dispatch
 
-/// Reading one job and pages of its results or log (`GET /api/jobs/ID`, `/results`, `/log`, and the
-/// `page` command): looked up on `queue`, read off it, from memory, the data folder or the archive.
+/// Reading one job, pages of its results or log, and pages of history (`GET /api/jobs/ID`,
+/// `/results`, `/log`, `/api/jobs?…`, and the `page` command): looked up on `queue`, read off it
+/// (`JobArchive`), from memory, the data folder or the archive. Thread: any; never waits. `reply`
+/// runs on `queue` or on a global queue.
 extension JobDispatcher {
-    /// One job's record: from memory on `queue`, else from the history archive, read off the queue
-    /// (a job the history lists is readable by id for as long as the archive keeps it). `reply`
-    /// runs on `queue` or on a global queue. Thread: any; never waits.
+    /// One job's record: from memory, else from the history archive (a job the history lists is
+    /// readable by id for as long as the archive keeps it).
     func lookUpJob(_ id: String, reply: @escaping @Sendable (Result<JobRecord, EngineError>) -> Void) {
         queue.async { [self] in
-            flushOutgoing()
-            if let record = table[JobID(id)] { return reply(.success(record)) }
-            guard let history, JobID.isWellFormed(id) else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
-            history.find(JobID(id)) { found in
-                reply(found.map { .success($0) } ?? .failure(EngineError(.notFound, "no job \(id)")))
-            }
+            jobs.flushOutgoing()
+            if let record = jobs.table[JobID(id)] { return reply(.success(record)) }
+            archive.find(id, reply: reply)
         }
     }
 
-    /// Reads a page of a job's results (sorted values for `sort`, streamed matches for `search`):
-    /// the job is looked up on `queue`, the file is read on a global queue, so neither the caller nor
-    /// the dispatcher waits for the disk. `reply` runs on that global queue. Thread: any.
+    /// A page of a job's results (sorted values for `sort`, streamed matches for `search`) or of a
+    /// command job's log: from memory while it runs, waits for a retry or is being written, else
+    /// from its file.
     func readPage(job id: String, offset: Int, limit: Int, reply: @escaping @Sendable (Result<ResultPage, EngineError>) -> Void) {
         guard offset >= 0 else { return reply(.failure(.badRequest(field: "offset", "must be 0 or more"))) }
         guard (1...10_000).contains(limit) else { return reply(.failure(.badRequest(field: "limit", "must be from 1 to 10000"))) }
         queue.async { [self] in
-            guard let record = table[JobID(id)] else {
-                guard let history, JobID.isWellFormed(id) else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
+            guard let record = jobs.table[JobID(id)] else {
                 let runners = runners
-                return history.find(JobID(id)) { found in
-                    guard let found else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
-                    reply(Self.archivedPage(of: found, runner: runners[found.kind]))
-                }
+                return archive.find(id) { found in reply(found.flatMap { JobArchive.archivedPage(of: $0, runner: runners[$0.kind]) }) }
             }
-            if table.results.wasDropped(record.id) {
-                return reply(
-                    .failure(
-                        EngineError(
-                            .gone,
-                            "the matches of job \(record.id) are no longer kept: finished jobs' matches past --kept-results-bytes go, oldest first"
-                        )))
-            }
-            let streamed = table.results[record.id]
+            if jobs.table.results.wasDropped(record.id) { return reply(.failure(JobArchive.droppedResults(of: record.id))) }
             let runner = runners[record.kind]
-            let environment = environment
-            if runner is CommandRunner {
-                // A command job pages its kept log: from memory while it runs or is being written,
-                // else from its file, read off the queue.
-                if let kept = running[record.id]?.context.log ?? keptLogs.log(of: record.id) {
-                    return reply(.success(Self.logPage(kept, offset: offset, limit: limit)))
-                }
-                let logs = logFiles
-                return DispatchQueue.global(qos: .userInitiated).async {
-                    let (first, lines) = logs.read(record.id)
-                    reply(.success(Self.logPage(LogKeeper(lines: lines, first: first), offset: offset, limit: limit)))
-                }
+            guard runner is CommandRunner else {
+                return JobArchive.readResultsPage(
+                    of: record, runner: runner, streamed: jobs.table.results[record.id], environment: environment, offset: offset,
+                    limit: limit, reply: reply)
             }
-            DispatchQueue.global(qos: .userInitiated).async {
-                do throws(EngineError) {
-                    if let runner, let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment) {
-                        return reply(.success(page))
-                    }
-                } catch {
-                    return reply(.failure(error))
-                }
-                let slice = offset < streamed.count ? Array(streamed[offset..<min(streamed.count, offset + limit)]) : []
-                reply(.success(ResultPage(offset: offset, total: streamed.count, values: slice)))
+            if let kept = jobs.runs[record.id]?.context.log ?? jobs.runs.logWaitingForRetry(record.id) ?? archive.logBeingWritten(record.id)
+            {
+                return reply(.success(JobArchive.logPage(kept, offset: offset, limit: limit)))
             }
+            archive.readLogPage(record.id, offset: offset, limit: limit, reply: reply)
         }
     }
 
-    /// The answer to a page of a job that left memory: its results and log went with it.
-    static func archivedPage(of record: JobRecord, runner: (any JobRunner)?) -> Result<ResultPage, EngineError> {
-        let what = runner is CommandRunner ? "log" : "results"
-        return .failure(
-            EngineError(
-                .gone,
-                "job \(record.id) is archived: only the newest --recent-jobs finished jobs keep their \(what); its record is still readable at /api/jobs/\(record.id)"
-            ))
-    }
-
-    static func logPage(_ kept: LogKeeper, offset: Int, limit: Int) -> ResultPage {
-        let (first, total, lines) = kept.page(offset: offset, limit: limit)
-        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true, first: first)
+    /// Picks from the jobs in memory on `queue` (a pass over them, no I/O), then lets the history
+    /// store add the archive's jobs on its own threads.
+    func readHistory(_ query: HistoryQuery, reply: @escaping @Sendable (Result<HistoryPage, EngineError>) -> Void) {
+        guard HistoryQuery.limits.contains(query.limit) else {
+            return reply(
+                .failure(
+                    .badRequest(
+                        field: "limit", "must be an integer from \(HistoryQuery.limits.lowerBound) to \(HistoryQuery.limits.upperBound)")))
+        }
+        queue.async { [self] in
+            var picker = HistoryPicker(query)
+            picker.offerMemory(jobs.table.all)
+            guard let history = archive.history else { return reply(.success(picker.page())) }
+            history.page(picker) { reply(.success($0)) }
+        }
     }
 }

@@ -239,9 +239,9 @@ final class JobDispatcherTests: XCTestCase {
         XCTAssertFalse(runLog.all.contains("after-bad"))
     }
 
-    /// Known bug (JobDispatcher+Lifecycle.swift, `forgetOldJobs`): a finished job that a waiting job
-    /// still depends on can be forgotten, and the dependent is then cancelled although every one of its
-    /// dependencies succeeded. Fails until `forgetOldJobs` keeps jobs that unfinished jobs name in `after`.
+    /// A finished job that a waiting job still depends on is not forgotten (`JobTable.forgetOld` keeps
+    /// jobs that unfinished jobs name in `after`): were it, the dependent would be cancelled although
+    /// every one of its dependencies succeeded.
     func testDependencyForgottenAfterSucceedingStillCountsAsSucceeded() throws {
         let fixture = makeTaggedFixture(testConfiguration(retainedFinishedJobs: 1))
         let (dispatcher, recorder) = (fixture.dispatcher, fixture.recorder)

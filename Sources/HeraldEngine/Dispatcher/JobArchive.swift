@@ -1,0 +1,95 @@
+import Dispatch
+import Foundation
+
+/// Where jobs go when the dispatcher lets go of them, and how pages read them back there: the
+/// history store (every record; the archive of jobs that left memory), command jobs' log files, and
+/// the logs on their way to those files. Files are read and written on global queues, never on the
+/// dispatcher queue. Thread: any; `beingWritten` is guarded by its lock.
+final class JobArchive: Sendable {
+    let history: HistoryStore?
+    private let logFiles: LogFiles
+    /// Ended command jobs' logs whose file is being written: pages read them here until then.
+    private let beingWritten = Protected<[JobID: LogKeeper]>([:])
+
+    init(history: HistoryStore?, logFolder: URL) {
+        self.history = history
+        self.logFiles = LogFiles(folder: logFolder)
+    }
+
+    /// Writes an ended command job's log to its file, off the caller's thread.
+    func writeLog(_ kept: LogKeeper, of id: JobID) {
+        beingWritten.withLock { $0[id] = kept }
+        DispatchQueue.global(qos: .utility).async { [self] in
+            let (first, lines) = kept.all()
+            logFiles.write(id, lines, first: first)
+            beingWritten.withLock { $0[id] = nil }
+        }
+    }
+
+    func logBeingWritten(_ id: JobID) -> LogKeeper? { beingWritten.withLock { $0[id] } }
+
+    /// Jobs that left memory: the history archives them, their logs' files go.
+    func forget(_ leaving: [JobRecord]) {
+        let files = logFiles
+        let ids = Set(leaving.map(\.id))
+        DispatchQueue.global(qos: .utility).async { files.remove(ids) }
+        history?.forget(leaving)
+    }
+
+    /// A job that is not in memory, from the archive (read off the caller's thread), or `not_found`.
+    func find(_ id: String, reply: @escaping @Sendable (Result<JobRecord, EngineError>) -> Void) {
+        guard let history, JobID.isWellFormed(id) else { return reply(.failure(EngineError(.notFound, "no job \(id)"))) }
+        history.find(JobID(id)) { found in
+            reply(found.map { .success($0) } ?? .failure(EngineError(.notFound, "no job \(id)")))
+        }
+    }
+
+    /// A page of an ended command job's log file, read on a global queue where `reply` runs.
+    func readLogPage(_ id: JobID, offset: Int, limit: Int, reply: @escaping @Sendable (Result<ResultPage, EngineError>) -> Void) {
+        let files = logFiles
+        DispatchQueue.global(qos: .userInitiated).async {
+            let (first, lines) = files.read(id)
+            reply(.success(Self.logPage(LogKeeper(lines: lines, first: first), offset: offset, limit: limit)))
+        }
+    }
+
+    /// A page of a job's results: the runner's own (sort's numbers, from their file), else the matches
+    /// its `results` events carried. Read on a global queue where `reply` runs.
+    static func readResultsPage(
+        of record: JobRecord, runner: (any JobRunner)?, streamed: [JSONValue], environment: JobEnvironment, offset: Int, limit: Int,
+        reply: @escaping @Sendable (Result<ResultPage, EngineError>) -> Void
+    ) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            do throws(EngineError) {
+                if let runner, let page = try runner.page(of: record, offset: offset, limit: limit, environment: environment) {
+                    return reply(.success(page))
+                }
+            } catch {
+                return reply(.failure(error))
+            }
+            let slice = offset < streamed.count ? Array(streamed[offset..<min(streamed.count, offset + limit)]) : []
+            reply(.success(ResultPage(offset: offset, total: streamed.count, values: slice)))
+        }
+    }
+
+    /// The answer to a page of a job that left memory: its results and log went with it.
+    static func archivedPage(of record: JobRecord, runner: (any JobRunner)?) -> Result<ResultPage, EngineError> {
+        let what = runner is CommandRunner ? "log" : "results"
+        return .failure(
+            EngineError(
+                .gone,
+                "job \(record.id) is archived: only the newest --recent-jobs finished jobs keep their \(what); its record is still readable at /api/jobs/\(record.id)"
+            ))
+    }
+
+    /// The answer to a page of a finished job whose matches the `--kept-results-bytes` bound dropped.
+    static func droppedResults(of id: JobID) -> EngineError {
+        EngineError(
+            .gone, "the matches of job \(id) are no longer kept: finished jobs' matches past --kept-results-bytes go, oldest first")
+    }
+
+    static func logPage(_ kept: LogKeeper, offset: Int, limit: Int) -> ResultPage {
+        let (first, total, lines) = kept.page(offset: offset, limit: limit)
+        return ResultPage(offset: offset, total: total, values: lines.map(\.json), isLog: true, first: first)
+    }
+}
