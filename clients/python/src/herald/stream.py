@@ -222,6 +222,9 @@ class EventStream:
             if remaining is not None:
                 open_timeout = max(0.1, min(open_timeout, remaining))
             try:
+                # Entered as a `with` would: websockets 17.1 and later warn of a connection used
+                # without, and older versions do not take the `legacy=True` that also silences it.
+                # `close` ends it.
                 connection = connect(
                     url,
                     additional_headers=headers,
@@ -229,7 +232,7 @@ class EventStream:
                     open_timeout=open_timeout,
                     max_size=None,  # a snapshot lists every job in memory: no fixed cap fits
                     compression=None,
-                )
+                ).__enter__()
             except InvalidStatus as refusal:
                 status = refusal.response.status_code
                 if status in _FATAL_HANDSHAKE_STATUSES:
