@@ -7,7 +7,9 @@ and job programs that report through the client's progress functions (`herald.re
 import ast
 import io
 import json
+import shutil
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -76,8 +78,8 @@ def client_for():
         client.close()
 
 
-def test_start_wait_and_page_results(herald, client_for):
-    client = client_for(herald)
+def test_start_wait_and_page_results(herald_factory, client_for):
+    client = client_for(herald_factory())
     sort = client.start("sort", {"count": 2500})
     final = sort.wait(timeout=30, raise_on_failure=True)
     assert final["state"] == "succeeded" and sort.done and final["summary"]["count"] == 2500
@@ -235,8 +237,8 @@ def test_tqdm_paces_its_reports_and_always_sends_the_last():
         herald.report(0.5, completed=1, total=2)
 
 
-def test_events_resume_from_a_position_and_across_epochs(herald, client_for):
-    client = client_for(herald)
+def test_events_resume_from_a_position_and_across_epochs(herald_factory, client_for):
+    client = client_for(herald_factory())
     with client.events() as stream:
         snapshot = stream.recv(timeout=10)
         assert snapshot.type == "snapshot" and snapshot["reason"] == "connect"
@@ -406,3 +408,25 @@ def test_the_readme_examples_run(herald_factory, tmp_path):
     with herald.Herald(server.url) as client:
         job = client.start("count-lines", {"folder": str(folder)})
         assert job.wait(timeout=30, raise_on_failure=True)["summary"] == {"files": 2, "lines": 43, "unreadable": 0}
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
+def test_https_and_wss_with_a_private_ca(herald_factory, tmp_path):
+    # Self-signed, naming 127.0.0.1 in subjectAltName: clients check an IP address there, not in CN.
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+                   check=True, capture_output=True)
+    server = herald_factory("--tls-cert", str(cert), "--tls-key", str(key))
+    with herald.Herald(server.url, ssl_context=ssl.create_default_context(cafile=str(cert))) as client:
+        assert client.ws_url == f"wss://127.0.0.1:{server.port}/ws"
+        job = client.start("sort", {"count": 100})
+        assert [event.type for event in job.events(timeout=30)][-1] == "job"
+        assert job.wait(timeout=30)["state"] == "succeeded"
+
+    # Without the CA the certificate is refused: an error at once, never retried.
+    with herald.Herald(server.url, reconnect_delay=0.05) as untrusting:
+        with pytest.raises(herald.HeraldConnectionError, match="certificate"):
+            untrusting.job(job.id)
+        with pytest.raises(herald.HeraldConnectionError, match="certificate"):
+            untrusting.events().recv(timeout=30)
