@@ -7,6 +7,7 @@ and job programs that report through the client's progress functions (`herald.re
 import ast
 import io
 import json
+import random
 import shutil
 import socket
 import ssl
@@ -430,3 +431,13 @@ def test_https_and_wss_with_a_private_ca(herald_factory, tmp_path):
             untrusting.job(job.id)
         with pytest.raises(herald.HeraldConnectionError, match="certificate"):
             untrusting.events().recv(timeout=30)
+
+
+def test_reconnection_delays_double_up_to_the_cap_with_jitter():
+    from herald.stream import backoff_delays
+
+    delays = backoff_delays(0.5, 8.0, rng=random.Random(7))
+    waits = [next(delays) for _ in range(8)]
+    for wait, nominal in zip(waits, [0.5, 1, 2, 4, 8, 8, 8, 8]):
+        assert nominal * 0.8 <= wait <= nominal * 1.2, (wait, nominal)
+    assert len({round(wait / nominal, 6) for wait, nominal in zip(waits, [0.5, 1, 2, 4, 8, 8, 8, 8])}) > 1, "jittered"

@@ -109,15 +109,18 @@ class EventStream:
         self._open_timeout = open_timeout
         self._initial_delay = reconnect_delay
         self._max_delay = max_reconnect_delay
-        self._delay = reconnect_delay
+        self._delays = backoff_delays(reconnect_delay, max_reconnect_delay)
         self._epoch: str | None = since.epoch if since else None
         self._seq = since.seq if since else 0
         self._connection: ClientConnection | None = None
         # Guards `_connection` against `close` from another thread.
         self._lock = threading.Lock()
         self._closed = threading.Event()
-        self._dropped = False
-        #: How many times the stream connected again after losing its connection.
+        # When the next connection attempt may start (time.monotonic()); None: at once. Set when a
+        # connection is lost or an attempt fails, so a `recv` that timed out while waiting keeps the
+        # time it waited: the next `recv` waits only the rest.
+        self._retry_at: float | None = None
+        #: How many times the stream connected after a lost connection or a failed attempt.
         self.reconnects = 0
 
     @property
@@ -205,16 +208,14 @@ class EventStream:
         """A new connection (resuming when there is a position), after the backoff delay when one was
         lost. Raises `TimeoutError` past the deadline, `HeraldConnectionError` on a lasting refusal."""
         while True:
-            if self._dropped:
-                wait = self._delay * random.uniform(0.8, 1.2)
+            if self._retry_at is not None:
+                wait = max(0.0, self._retry_at - time.monotonic())
                 remaining = _remaining(deadline)
                 if remaining is not None and remaining < wait:
                     self._closed.wait(remaining)
                     raise TimeoutError("no event from the server in time (reconnecting)")
-                logger.info("herald: reconnecting to %s in %.1f s", self._ws_url, wait)
                 if self._closed.wait(wait):
                     raise HeraldConnectionError("the event stream is closed")
-                self._delay = min(self._delay * 2, self._max_delay)
             url = self._url()
             headers = {"Authorization": f"Bearer {self._token}"} if self._token is not None else None
             open_timeout = self._open_timeout
@@ -249,12 +250,17 @@ class EventStream:
                         connection.close()
                         raise HeraldConnectionError("the event stream is closed")
                     self._connection = connection
-                if self._dropped:
+                if self._retry_at is not None:
                     self.reconnects += 1
-                self._dropped = False
-                self._delay = self._initial_delay
+                self._retry_at = None
+                self._delays = backoff_delays(self._initial_delay, self._max_delay)
                 return connection
-            self._dropped = True
+            self._schedule_retry()
+
+    def _schedule_retry(self) -> None:
+        wait = next(self._delays)
+        self._retry_at = time.monotonic() + wait
+        logger.info("herald: reconnecting to %s in %.1f s", self._ws_url, wait)
 
     def _lost(self, connection: ClientConnection, closed: ConnectionClosed) -> None:
         code = closed.rcvd.code if closed.rcvd is not None else None
@@ -270,7 +276,20 @@ class EventStream:
             if self._connection is connection:
                 self._connection = None
         connection.close()
-        self._dropped = True
+        self._schedule_retry()
+
+
+def backoff_delays(
+    initial: float, cap: float, jitter: float = 0.2, rng: random.Random | None = None
+) -> Iterator[float]:
+    """The waits before successive reconnection attempts: `initial` seconds, doubling up to `cap`,
+    each within ±`jitter` (a fraction) of it, so that many clients dropped at once do not all come
+    back in the same instant."""
+    source = rng or random.Random()
+    delay = initial
+    while True:
+        yield delay * source.uniform(1 - jitter, 1 + jitter)
+        delay = min(delay * 2, cap)
 
 
 def _remaining(deadline: float | None) -> float | None:
