@@ -103,9 +103,9 @@ test-example:
 test-python:
 	scripts/pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
 
-# The protocol, REST and CLI suites again, each server now node n1 of a 3-node cluster of its own on
-# a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
-CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py Tests/blackbox/test_cli.py Tests/blackbox/test_websocat.py
+# The protocol, REST, CLI and Python client suites again, each server now node n1 of a 3-node cluster of
+# its own on a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
+CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py Tests/blackbox/test_cli.py Tests/blackbox/test_websocat.py Tests/blackbox/test_python_client.py
 test-cluster-suites:
 	HERALD_BLACKBOX_CLUSTER=1 scripts/pytest -q $(CLUSTER_SUITES)
 
