@@ -74,7 +74,7 @@ extension ClusterEngine {
                     var statistics = local
                     statistics.seq = view?.seq ?? 0
                     statistics.epoch = view?.epoch
-                    statistics.degraded = health.degradedReason
+                    statistics.degraded = health.degradedReason ?? local.degraded
                     var cluster = figures.withLock { $0 }
                     (cluster.publishBacklog, cluster.eventsShed) = publisher.backlog
                     statistics.cluster = cluster

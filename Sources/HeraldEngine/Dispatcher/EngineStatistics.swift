@@ -24,9 +24,14 @@ public struct EngineStatistics: Sendable, Equatable {
     /// The stream's epoch now, where it can change while the server runs (a cluster node's, after
     /// Redis lost its data); nil: the engine's fixed `epoch`.
     public var epoch: String?
-    /// Why the engine cannot take starts and cancels now (a cluster node that cannot reach Redis);
-    /// nil when it can. `/healthz` answers 503 `degraded` with it.
+    /// Why the server is degraded now: a cluster node cannot reach Redis (it takes no starts or
+    /// cancels then), or files cannot be written to the data folder (a full disk: jobs go on, what
+    /// they write waits in memory); nil when neither. `/healthz` answers 503 `degraded` with it.
     public var degraded: String?
+    /// Writes to the data folder that failed since the start (history, archive, logs).
+    public var storageWriteFailures = 0
+    /// Whether some write to the data folder fails now.
+    public var storageFailing = false
     /// What the allocator holds, for `/metrics` only (`EngineRequest.metrics`); nil otherwise, or
     /// where malloc is not glibc's.
     public var heap: HeapFigures?

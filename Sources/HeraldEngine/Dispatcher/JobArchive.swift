@@ -3,36 +3,78 @@ import Foundation
 
 /// Where jobs go when the dispatcher lets go of them, and how pages read them back there: the
 /// history store (every record; the archive of jobs that left memory), command jobs' log files, and
-/// the logs on their way to those files. Files are read and written on global queues, never on the
-/// dispatcher queue. Thread: any; `beingWritten` is guarded by its lock.
-final class JobArchive: Sendable {
+/// the logs on their way to those files. Files are read and written off the dispatcher queue.
+///
+/// A log that cannot be written (a full disk) stays in memory, where pages read it, and is written
+/// again every `retryInterval` seconds until it is; `health` tells the log and `/healthz`.
+///
+/// Thread: any. `beingWritten` is guarded by its lock; `waiting` and `retryScheduled` are touched
+/// only on `writes`.
+final class JobArchive: @unchecked Sendable {
+    // @unchecked Sendable: `waiting` and `retryScheduled` are confined to `writes`; the rest is
+    // immutable or locked.
     let history: HistoryStore?
+    let health: StorageHealth
     private let logFiles: LogFiles
-    /// Ended command jobs' logs whose file is being written: pages read them here until then.
+    private let retryInterval: Double
+    /// Ended command jobs' logs not yet in their file: pages read them here until then.
     private let beingWritten = Protected<[JobID: LogKeeper]>([:])
+    /// Log files are written one at a time, in the order jobs ended.
+    private let writes = DispatchQueue(label: "herald.logs", qos: .utility)
+    /// Logs whose write failed, waiting for a retry. Thread: `writes`.
+    private var waiting: Set<JobID> = []
+    private var retryScheduled = false
 
-    init(history: HistoryStore?, logFolder: URL) {
+    init(history: HistoryStore?, logFolder: URL, retryInterval: Double = 5) {
         self.history = history
+        self.health = history?.health ?? StorageHealth()
         self.logFiles = LogFiles(folder: logFolder)
+        self.retryInterval = retryInterval
     }
 
     /// Writes an ended command job's log to its file, off the caller's thread.
     func writeLog(_ kept: LogKeeper, of id: JobID) {
         beingWritten.withLock { $0[id] = kept }
-        DispatchQueue.global(qos: .utility).async { [self] in
-            let (first, lines) = kept.all()
-            logFiles.write(id, lines, first: first)
-            beingWritten.withLock { $0[id] = nil }
+        writes.async { [self] in write(id) }
+    }
+
+    /// Thread: `writes`.
+    private func write(_ id: JobID) {
+        guard let kept = beingWritten.withLock({ $0[id] }) else { return }
+        let (first, lines) = kept.all()
+        do {
+            try logFiles.write(id, lines, first: first)
+        } catch {
+            waiting.insert(id)
+            health.failed("logs", path: logFiles.folder.path, "\(error)")
+            return scheduleRetry()
+        }
+        beingWritten.withLock { $0[id] = nil }
+        if waiting.remove(id) != nil, waiting.isEmpty { health.succeeded("logs") }
+    }
+
+    /// Thread: `writes`.
+    private func scheduleRetry() {
+        guard !retryScheduled else { return }
+        retryScheduled = true
+        writes.asyncAfter(deadline: .now() + retryInterval) { [self] in
+            retryScheduled = false
+            for id in waiting.sorted() { write(id) }
         }
     }
 
     func logBeingWritten(_ id: JobID) -> LogKeeper? { beingWritten.withLock { $0[id] } }
 
-    /// Jobs that left memory: the history archives them, their logs' files go.
+    /// Jobs that left memory: the history archives them, their logs go (files, and logs waiting).
     func forget(_ leaving: [JobRecord]) {
-        let files = logFiles
         let ids = Set(leaving.map(\.id))
-        DispatchQueue.global(qos: .utility).async { files.remove(ids) }
+        writes.async { [self] in
+            beingWritten.withLock { logs in for id in ids { logs[id] = nil } }
+            let wasWaiting = !waiting.isEmpty
+            waiting.subtract(ids)
+            if wasWaiting, waiting.isEmpty { health.succeeded("logs") }
+            logFiles.remove(ids)
+        }
         history?.forget(leaving)
     }
 

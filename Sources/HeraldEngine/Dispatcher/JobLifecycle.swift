@@ -84,6 +84,9 @@ final class JobLifecycle: @unchecked Sendable {
         copy.seq = stream.seq
         copy.sortCache = environment.sortCache.figures
         copy.progressCoalesced += runs.heldBack
+        copy.degraded = archive.health.problem
+        copy.storageFailing = copy.degraded != nil
+        copy.storageWriteFailures = archive.health.failures
         return copy
     }
 

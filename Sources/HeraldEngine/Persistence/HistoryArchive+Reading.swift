@@ -11,6 +11,11 @@ extension HistoryArchive {
         let current: Int
         let currentBytes: Int
         let currentKeys: ClosedRange<HistoryCursor>?
+        /// Lines not written yet (a full disk), oldest first: newer than every segment's.
+        let waiting: [[UInt8]]
+
+        /// The segments, newest first; the current one (0: none is open) is read up to `currentBytes`.
+        var segmentsNewestFirst: [Int] { (closed + (current > 0 ? [current] : [])).reversed() }
     }
 
     /// A segment's oldest and newest keys; nil for an empty one.
@@ -47,8 +52,12 @@ extension HistoryArchive {
     /// Offers the archive's jobs to `picker`, newest segments first, skipping every segment whose
     /// key range cannot reach the page. A segment deleted meanwhile (rotation) counts as empty.
     static func read(_ view: View, into picker: inout HistoryPicker, summaries: Summaries, report: (String) -> Void) {
-        guard view.current > 0 else { return }
-        for number in (view.closed + [view.current]).reversed() {
+        for line in view.waiting.reversed() {
+            if let value = try? JSONParser.parse(Array(line.dropLast()), maxDepth: 64), let record = JobRecord(json: value) {
+                picker.offer(record)
+            }
+        }
+        for number in view.segmentsNewestFirst {
             let isCurrent = number == view.current
             if let summary = isCurrent ? Summary(keys: view.currentKeys) : summaries.summary(number) {
                 guard let keys = summary.keys, !picker.canSkip(keys) else { continue }
@@ -70,9 +79,15 @@ extension HistoryArchive {
     /// The archived record of one job, or nil: newest segments first, each searched for the job's
     /// id as it is written (`"id":"…"`) before any line is parsed, so a look-up parses one line.
     static func find(_ id: JobID, in view: View) -> JobRecord? {
-        guard view.current > 0 else { return nil }
         let needle = Array("\"id\":\"\(id.rawValue)\"".utf8)
-        for number in (view.closed + [view.current]).reversed() {
+        for line in view.waiting.reversed() where firstRange(of: needle, in: line, from: line.startIndex) != nil {
+            if let value = try? JSONParser.parse(Array(line.dropLast()), maxDepth: 64), let record = JobRecord(json: value),
+                record.id == id
+            {
+                return record
+            }
+        }
+        for number in view.segmentsNewestFirst {
             let isCurrent = number == view.current
             let url = view.folder.appendingPathComponent(name(number))
             guard let handle = try? FileHandle(forReadingFrom: url) else { continue }

@@ -6,8 +6,10 @@ import Foundation
 /// they are deleted, oldest first.
 ///
 /// Crash safety: a batch of jobs is appended with whole lines; a crash can leave a torn last line,
-/// which `open` cuts off (and reports) before anything is appended again. A segment is fsynced
-/// when it is closed, and the store syncs the current one about once a second.
+/// which `open` cuts off (and reports) before anything is appended again. A write that fails (a
+/// full disk) is cut back to the last whole line at once, and its jobs wait in memory, in order,
+/// until a later append or `retry` writes them. A segment is fsynced when it is closed, and the
+/// store syncs the current one about once a second.
 ///
 /// Threads: the value is owned by the history store's `io` queue (every mutating call runs there);
 /// `view()` is taken there too, and `read(_:into:summaries:report:)` runs on any thread with it.
@@ -25,8 +27,8 @@ struct HistoryArchive {
     /// The oldest and newest keys in the current segment; nil while it is empty.
     private(set) var currentKeys: ClosedRange<HistoryCursor>?
     private var descriptor: Int32 = -1
-    /// Set when a file could not be made or written: reported once, then appends are dropped.
-    private var broken = false
+    /// Jobs that could not be written yet (a full disk), oldest first; at most `archivedJobs`.
+    private var unwritten: [(key: HistoryCursor, line: [UInt8])] = []
 
     static func name(_ number: Int) -> String { "archive-" + String(format: "%08d", number) + ".jsonl" }
 
@@ -74,7 +76,6 @@ struct HistoryArchive {
                 report(
                     "history: cannot cut the torn last line of \(url.path): \(String(cString: strerror(errno))); a new segment is started")
                 closed.append(current)
-                startNewSegment(report: report)
                 return
             }
         }
@@ -86,39 +87,63 @@ struct HistoryArchive {
         currentBytes = bytes.count
         currentKeys = contents.keys
         descriptor = Glibc.open(url.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        if descriptor < 0 { fail("cannot open \(url.path): \(String(cString: strerror(errno)))", report: report) }
+        if descriptor < 0 {
+            report("history: cannot open \(url.path): \(String(cString: strerror(errno))); a new segment is started")
+            closed.append(current)
+        }
     }
 
     /// Appends jobs that left memory, oldest first, each a whole line (`\n` included), rotating
-    /// segments as the limits say. Thread: `io`.
-    mutating func append(_ entries: [(key: HistoryCursor, line: [UInt8])], report: (String) -> Void) {
-        guard limits.archivedJobs > 0, !broken, !entries.isEmpty else { return }
-        if current == 0 { startNewSegment(report: report) }
-        var pending: [UInt8] = []
-        for (key, line) in entries {
-            if limits.mustRotate(jobs: currentJobs, bytes: currentBytes, adding: line.count) {
-                write(&pending, report: report)
-                rotate(report: report)
+    /// segments as the limits say. Jobs that cannot be written now wait, in order, for the next
+    /// append or `retry`; at most `archivedJobs` wait (the oldest go first, as rotation would have
+    /// deleted them). Returns why writing failed, or nil when nothing waits. Thread: `io`.
+    mutating func append(_ entries: [(key: HistoryCursor, line: [UInt8])]) -> String? {
+        guard limits.archivedJobs > 0 else { return nil }
+        unwritten += entries
+        let problem = writeUnwritten()
+        if unwritten.count > limits.archivedJobs { unwritten.removeFirst(unwritten.count - limits.archivedJobs) }
+        return problem
+    }
+
+    /// Tries again to write the jobs that wait. Thread: `io`.
+    mutating func retry() -> String? { writeUnwritten() }
+
+    var hasUnwritten: Bool { !unwritten.isEmpty }
+
+    private mutating func writeUnwritten() -> String? {
+        var written = 0
+        defer { unwritten.removeFirst(written) }
+        while written < unwritten.count {
+            if descriptor < 0, let problem = startNewSegment() { return problem }
+            var (jobs, bytes, keys) = (currentJobs, currentBytes, currentKeys)
+            var pending: [UInt8] = []
+            var end = written
+            while end < unwritten.count {
+                let (key, line) = unwritten[end]
+                if jobs > 0, limits.mustRotate(jobs: jobs, bytes: bytes, adding: line.count) { break }
+                pending += line
+                jobs += 1
+                bytes += line.count
+                keys = keys.map { min($0.lowerBound, key)...max($0.upperBound, key) } ?? key...key
+                end += 1
             }
-            guard !broken else { return }
-            pending += line
-            currentJobs += 1
-            currentBytes += line.count
-            currentKeys = currentKeys.map { min($0.lowerBound, key)...max($0.upperBound, key) } ?? key...key
+            guard end > written else {
+                rotate()
+                continue
+            }
+            do { try pending.withUnsafeBytes { try AtomicFile.writeAll(descriptor, $0) } } catch {
+                // Cut back to the last whole line, so the file is as it was.
+                ftruncate(descriptor, off_t(currentBytes))
+                return "\(error)"
+            }
+            (currentJobs, currentBytes, currentKeys) = (jobs, bytes, keys)
+            written = end
         }
-        write(&pending, report: report)
+        return nil
     }
 
-    private mutating func write(_ pending: inout [UInt8], report: (String) -> Void) {
-        guard !pending.isEmpty, descriptor >= 0 else { return }
-        do { try pending.withUnsafeBytes { try AtomicFile.writeAll(descriptor, $0) } } catch {
-            fail("cannot append to \(Self.name(current)): \(error)", report: report)
-        }
-        pending.removeAll(keepingCapacity: true)
-    }
-
-    /// Closes the current segment (synced, its keys known to readers) and starts the next one.
-    private mutating func rotate(report: (String) -> Void) {
+    /// Closes the current segment (synced, its keys known to readers); the next write starts the next.
+    private mutating func rotate() {
         if descriptor >= 0 {
             fsync(descriptor)
             Glibc.close(descriptor)
@@ -126,27 +151,28 @@ struct HistoryArchive {
         }
         summaries.store(current, Summary(keys: currentKeys))
         closed.append(current)
-        startNewSegment(report: report)
         deleteBeyondBound()
+        (currentJobs, currentBytes, currentKeys) = (0, 0, nil)
     }
 
-    private mutating func startNewSegment(report: (String) -> Void) {
-        current = max(current, closed.last ?? 0) + 1
-        currentJobs = 0
-        currentBytes = 0
-        currentKeys = nil
+    /// Makes the next segment and opens it; a number whose file could not be made is used again.
+    /// Returns why it could not be made, if it could not.
+    private mutating func startNewSegment() -> String? {
+        if current <= (closed.last ?? 0) { current = (closed.last ?? 0) + 1 }
+        (currentJobs, currentBytes, currentKeys) = (0, 0, nil)
         do { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) } catch {
-            return fail("cannot make \(folder.path): \(error.localizedDescription)", report: report)
+            return "cannot make \(folder.path): \(error.localizedDescription)"
         }
         let path = folder.appendingPathComponent(Self.name(current)).path
         descriptor = Glibc.open(path, O_WRONLY | O_APPEND | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { return fail("cannot create \(path): \(String(cString: strerror(errno)))", report: report) }
+        guard descriptor >= 0 else { return "cannot create \(path): \(String(cString: strerror(errno)))" }
         // The new name must survive a power loss as well as the lines that go into it.
         let folderDescriptor = Glibc.open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)
             Glibc.close(folderDescriptor)
         }
+        return nil
     }
 
     private mutating func deleteBeyondBound() {
@@ -157,13 +183,6 @@ struct HistoryArchive {
         unlink(folder.appendingPathComponent(Self.name(number)).path)
         closed.removeAll { $0 == number }
         summaries.remove(number)
-    }
-
-    private mutating func fail(_ problem: String, report: (String) -> Void) {
-        if descriptor >= 0 { Glibc.close(descriptor) }
-        descriptor = -1
-        broken = true
-        report("history: \(problem); jobs leaving memory are no longer archived")
     }
 
     /// Pushes appended lines to the disk. Thread: `io`.
@@ -179,8 +198,13 @@ struct HistoryArchive {
         descriptor = -1
     }
 
-    /// What a reader needs, as of now: the segments and how much of the current one is whole.
+    /// What a reader needs, as of now: the segments, how much of the current one is whole, and the
+    /// jobs waiting to be written (so a job that left memory during a full disk is still found).
+    /// A current segment already closed (its successor could not be made yet) is read as closed.
     func view() -> View {
-        View(folder: folder, closed: closed, current: current, currentBytes: currentBytes, currentKeys: currentKeys)
+        let isOpen = current > (closed.last ?? 0)
+        return View(
+            folder: folder, closed: closed, current: isOpen ? current : 0, currentBytes: isOpen ? currentBytes : 0,
+            currentKeys: isOpen ? currentKeys : nil, waiting: unwritten.map(\.line))
     }
 }

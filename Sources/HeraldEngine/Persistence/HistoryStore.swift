@@ -9,6 +9,11 @@ import HeraldSupport
 ///   to `journalGrowthFactor` times that size, so no finished job costs a rewrite.
 /// - `history/archive-<n>.jsonl`, the archive of jobs that left memory, rotated (`HistoryArchive`).
 ///
+/// A full disk: a journal append that fails is cut back to the last whole line, and the journal is
+/// rewritten from memory (`compact`) once space returns; archive lines wait in memory
+/// (`HistoryArchive`); `health` says so in the log a few times, not once per write, and `/healthz`
+/// reports it. Retries run every `retryInterval` seconds while anything waits.
+///
 /// Threads: `load` runs once, before any other call. `record`, `forget`, `page` and `flush` may be
 /// called from any thread (the dispatcher queue) and hop onto `io`, which alone touches the files
 /// and the state below; `page` then reads the archive on a global queue, so neither the dispatcher
@@ -25,6 +30,10 @@ public final class HistoryStore: @unchecked Sendable {
     private let summaries = HistoryArchive.Summaries()
     /// What `load` had to report: a file set aside, lines that could not be read, a torn last line.
     public private(set) var problems: [String] = []
+    /// Whether writes to the data folder work. Thread: any.
+    public let health: StorageHealth
+    /// Seconds between tries to write what waits after a failed write.
+    let retryInterval: Double
 
     // Confined to `io`:
     private var journal: Int32 = -1
@@ -36,13 +45,22 @@ public final class HistoryStore: @unchecked Sendable {
     private var order: [JobID] = []
     private var archive: HistoryArchive?
     private var syncScheduled = false
+    /// Set while the journal on disk is behind `live` (a write failed): nothing is appended to it
+    /// until a rewrite from `live` succeeds.
+    private var journalStale = false
+    private var retryScheduled = false
     /// How many times the journal was rewritten, `load`'s rewrite included (`diskUsage` tells it).
     private var compactions = 0
 
-    public init(directory: URL, limits: HistoryLimits = HistoryLimits(), log: @escaping @Sendable (String) -> Void = { _ in }) {
+    public init(
+        directory: URL, limits: HistoryLimits = HistoryLimits(), retryInterval: Double = 5, health: StorageHealth? = nil,
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
         self.directory = directory
         self.fileURL = directory.appendingPathComponent("jobs.jsonl")
         self.limits = limits
+        self.retryInterval = retryInterval
+        self.health = health ?? StorageHealth(log: log)
         self.log = log
     }
 
@@ -98,7 +116,7 @@ public final class HistoryStore: @unchecked Sendable {
             live[record.id] = line
             liveBytes += line.count
         }
-        if let problem = compact() { report(problem) }
+        if let problem = compact() { problems.append(problem) }
         return loaded
     }
 
@@ -146,7 +164,8 @@ public final class HistoryStore: @unchecked Sendable {
         guard !records.isEmpty else { return }
         io.async { [self] in
             // The journal's last line for a job is its final state: archived as it is, not encoded again.
-            archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) }, report: log)
+            let problem = archive?.append(records.map { (HistoryCursor($0), live[$0.id] ?? Self.line($0)) })
+            noteArchive(problem)
             for record in records {
                 if let old = live.removeValue(forKey: record.id) { liveBytes -= old.count }
             }
@@ -155,41 +174,73 @@ public final class HistoryStore: @unchecked Sendable {
         }
     }
 
-    /// One whole line at the end of the journal (`O_APPEND`, one write). Thread: `io`.
+    /// One whole line at the end of the journal (`O_APPEND`, one write), or none: a write that fails
+    /// is cut back, so the file ends with a whole line. Thread: `io`.
     private func append(_ line: [UInt8]) {
-        guard journal >= 0 else { return }
+        guard journal >= 0, !journalStale else { return }
         do { try line.withUnsafeBytes { try AtomicFile.writeAll(journal, $0) } } catch {
-            log("history: cannot append to \(fileURL.path): \(error)")
+            ftruncate(journal, off_t(journalBytes))
+            journalStale = true
+            health.failed("history", path: fileURL.path, "\(error)")
+            scheduleRetry()
             return
         }
         journalBytes += line.count
         scheduleSync()
     }
 
-    /// Thread: `io`.
-    private func compactIfGrown() {
-        guard journal >= 0, limits.mustCompactJournal(fileBytes: journalBytes, liveBytes: liveBytes) else { return }
-        if let problem = compact() { log(problem) }
+    /// Tells `health` how the archive's last write went. Thread: `io`.
+    private func noteArchive(_ problem: String?) {
+        if let problem {
+            health.failed("archive", path: archiveFolder.path, problem)
+            scheduleRetry()
+        } else {
+            health.succeeded("archive")
+        }
     }
 
-    /// Replaces the journal atomically with one line per live job, then appends from there. Returns
-    /// what went wrong, if anything. Thread: `io`.
+    /// Writes what waits (the journal from memory, the archive's lines) every `retryInterval`
+    /// seconds until nothing does. Thread: `io`.
+    private func scheduleRetry() {
+        guard !retryScheduled else { return }
+        retryScheduled = true
+        io.asyncAfter(deadline: .now() + retryInterval) { [self] in
+            retryScheduled = false
+            if journalStale { _ = compact() }
+            if archive?.hasUnwritten == true { noteArchive(archive?.retry()) }
+        }
+    }
+
+    /// Thread: `io`.
+    private func compactIfGrown() {
+        guard journal >= 0, !journalStale, limits.mustCompactJournal(fileBytes: journalBytes, liveBytes: liveBytes) else { return }
+        _ = compact()
+    }
+
+    /// Replaces the journal atomically with one line per live job, then appends from there. When it
+    /// cannot (a full disk), the journal on disk stays as it was, nothing is appended to it, and a
+    /// retry is scheduled; returns what went wrong. Thread: `io`.
     private func compact() -> String? {
         order.removeAll { live[$0] == nil }
         var text: [UInt8] = []
         text.reserveCapacity(liveBytes)
         for id in order { text += live[id] ?? [] }
-        if journal >= 0 { close(journal) }
-        journal = -1
         do {
             try AtomicFile.write(Data(text), to: fileURL)
-            journal = open(fileURL.path, O_WRONLY | O_APPEND | O_CLOEXEC)
-            guard journal >= 0 else { throw AtomicFile.Failure(description: String(cString: strerror(errno))) }
+            let reopened = open(fileURL.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+            guard reopened >= 0 else { throw AtomicFile.Failure(description: String(cString: strerror(errno))) }
+            if journal >= 0 { close(journal) }
+            journal = reopened
             journalBytes = text.count
             compactions += 1
+            journalStale = false
+            health.succeeded("history")
             return nil
         } catch {
-            return "history: cannot write \(fileURL.path): \(error); history will not persist"
+            journalStale = true
+            health.failed("history", path: fileURL.path, "\(error)")
+            scheduleRetry()
+            return "history: cannot write \(fileURL.path): \(error)"
         }
     }
 

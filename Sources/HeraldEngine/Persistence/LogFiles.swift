@@ -10,15 +10,15 @@ struct LogFiles: Sendable {
     func url(_ id: JobID) -> URL { folder.appendingPathComponent("\(id.rawValue).jsonl") }
 
     /// The first line of a file says which line of the output the next one is: `{"first": N}`.
-    func write(_ id: JobID, _ lines: [LogLine], first: Int) {
+    /// Throws when the file cannot be written (a full disk); then no file is left for the job.
+    func write(_ id: JobID, _ lines: [LogLine], first: Int) throws {
         var bytes = JSONWriter.encode(["first": .int(Int64(first))])
         bytes.append(UInt8(ascii: "\n"))
         for line in lines.suffix(10_000) {
             bytes += JSONWriter.encode(line.json)
             bytes.append(UInt8(ascii: "\n"))
         }
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try? AtomicFile.write(Data(bytes), to: url(id))
+        try AtomicFile.write(Data(bytes), to: url(id))
     }
 
     /// The lines of a job's file and the number of the first; none when it has no file (a job that

@@ -92,6 +92,13 @@ public struct ServerMetrics: Sendable {
             [("", "\(engine.staleReports)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
         metric(
+            "herald_storage_failing", "gauge",
+            "1 while writes to the data folder fail (a full disk): history and logs wait in memory.",
+            [("", engine.storageFailing ? "1" : "0")])
+        metric(
+            "herald_storage_write_failures_total", "counter", "Writes to the data folder (history, archive, logs) that failed.",
+            [("", "\(engine.storageWriteFailures)")])
+        metric(
             "herald_sort_cache_bytes", "gauge", "Bytes of sort data (numbers-*.bin, sorted-*.bin) in the data directory.",
             [("", "\(engine.sortCache.bytes)")])
         metric("herald_sort_cache_files", "gauge", "Sort data files in the data directory.", [("", "\(engine.sortCache.files)")])

@@ -38,7 +38,7 @@ final class HistoryArchiveTests: XCTestCase {
         let limits = HistoryLimits(archivedJobs: 25, maxSegmentJobs: 10, segmentBytes: 1 << 20)
         var archive = HistoryArchive.open(folder: folder, limits: limits, summaries: .init()) { XCTFail($0) }
         XCTAssertEqual(segments(folder), [:], "nothing is made before the first job")
-        for number in 1...95 { archive.append([entry(job(number))]) { XCTFail($0) } }
+        for number in 1...95 { XCTAssertNil(archive.append([entry(job(number))])) }
         // 3 closed segments of 10 (enough for 25) and the current one with 5.
         XCTAssertEqual(archive.closed, [7, 8, 9])
         XCTAssertEqual(archive.current, 10)
@@ -52,7 +52,7 @@ final class HistoryArchiveTests: XCTestCase {
         archive.close()
         var reopened = HistoryArchive.open(folder: folder, limits: limits, summaries: .init()) { XCTFail($0) }
         XCTAssertEqual(reopened.currentJobs, 5)
-        reopened.append((96...120).map { entry(job($0)) }) { XCTFail($0) }
+        XCTAssertNil(reopened.append((96...120).map { entry(job($0)) }))
         XCTAssertEqual(reopened.closed, [9, 10, 11])
         XCTAssertEqual(reopened.current, 12)
         XCTAssertEqual(reopened.currentJobs, 10, "full: the next job starts segment 13")
@@ -63,13 +63,13 @@ final class HistoryArchiveTests: XCTestCase {
         let folder = makeTemporaryDirectory().url.appendingPathComponent("history")
         let limits = HistoryLimits(archivedJobs: 100, maxSegmentJobs: 50, segmentBytes: 4096)
         var archive = HistoryArchive.open(folder: folder, limits: limits, summaries: .init()) { XCTFail($0) }
-        for number in 1...400 { archive.append([entry(job(number, padding: 700))]) { XCTFail($0) } }
+        for number in 1...400 { XCTAssertNil(archive.append([entry(job(number, padding: 700))])) }
         let sizes = segments(folder)
         XCTAssertLessThanOrEqual(sizes.count, limits.closedSegmentsKept + 1)
         XCTAssertTrue(sizes.values.allSatisfy { $0 <= 4096 }, "\(sizes)")
         XCTAssertLessThanOrEqual(sizes.values.reduce(0, +), limits.archiveByteBound)
         // One job larger than a segment still gets archived, alone.
-        archive.append([entry(job(401, padding: 10_000))]) { XCTFail($0) }
+        XCTAssertNil(archive.append([entry(job(401, padding: 10_000))]))
         XCTAssertEqual(archive.currentJobs, 1)
         XCTAssertEqual(page(archive, HistoryQuery(limit: 1)).jobs.first?.id, job(401).id)
     }
@@ -78,7 +78,7 @@ final class HistoryArchiveTests: XCTestCase {
         let folder = makeTemporaryDirectory().url.appendingPathComponent("history")
         let limits = HistoryLimits(archivedJobs: 100, maxSegmentJobs: 10)
         var archive = HistoryArchive.open(folder: folder, limits: limits, summaries: .init()) { XCTFail($0) }
-        archive.append((1...3).map { entry(job($0)) }) { XCTFail($0) }
+        XCTAssertNil(archive.append((1...3).map { entry(job($0)) }))
         archive.close()
         let url = folder.appendingPathComponent(HistoryArchive.name(1))
         let whole = try Data(contentsOf: url)
@@ -92,20 +92,20 @@ final class HistoryArchiveTests: XCTestCase {
         XCTAssertEqual(reports.count, 1)
         XCTAssertTrue(reports[0].contains("dropped a torn last line (27 bytes) at the end of archive-00000001.jsonl"), reports[0])
         XCTAssertEqual(try Data(contentsOf: url), whole, "cut back to the last whole line")
-        reopened.append([entry(job(4))]) { XCTFail($0) }
+        XCTAssertNil(reopened.append([entry(job(4))]))
         XCTAssertEqual(page(reopened, HistoryQuery(limit: 10)).jobs.map(\.id), (1...4).reversed().map { job($0).id })
     }
 
     func testOffDeletesTheSegments() {
         let folder = makeTemporaryDirectory().url.appendingPathComponent("history")
         var archive = HistoryArchive.open(folder: folder, limits: HistoryLimits(archivedJobs: 10), summaries: .init()) { XCTFail($0) }
-        archive.append((1...30).map { entry(job($0)) }) { XCTFail($0) }
+        XCTAssertNil(archive.append((1...30).map { entry(job($0)) }))
         archive.close()
         var reports: [String] = []
         var off = HistoryArchive.open(folder: folder, limits: HistoryLimits(archivedJobs: 0), summaries: .init()) { reports.append($0) }
         XCTAssertEqual(segments(folder), [:])
         XCTAssertEqual(reports, ["history: the archive is off (--history-jobs 0): 2 segment(s) deleted"])
-        off.append([entry(job(31))]) { XCTFail($0) }
+        XCTAssertNil(off.append([entry(job(31))]))
         XCTAssertEqual(segments(folder), [:], "and nothing is archived")
     }
 }
