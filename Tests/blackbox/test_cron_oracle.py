@@ -150,9 +150,11 @@ class Expectation:
     def __init__(self):
         self.second_occurrences = 0
         self.gap_ends = 0
+        self.every_day = 0
 
     def next_fire(self, expression, zone, after, gaps):
         asked = croniter_expression(expression)
+        self.every_day += asked != expression
         tz = ZoneInfo(zone)
         iterator = croniter(asked, datetime.fromtimestamp(after, tz=tz))
         answer = iterator.get_next(datetime)
@@ -191,12 +193,25 @@ def test_next_fire_matches_croniter_on_dst_days_and_elsewhere():
         zone = rng.choice(ZONES)
         if changes[zone] and rng.random() < 0.8:
             instant = rng.choice(changes[zone])[0]
-            after = instant + rng.choice([rng.randint(-36 * 3600, 36 * 3600), rng.randint(-7200, 7200),
-                                          rng.choice([-3600, -1800, -61, -60, -1, 0, 1, 59, 60, 1800, 3600])])
+            after = instant + rng.choice([rng.randint(-36 * 3600, 36 * 3600), rng.randint(-3 * 3600, 3 * 3600),
+                                          rng.randint(-3 * 3600, 0), rng.choice([-3600, -1800, -61, -60, -1, 0, 1, 59, 60, 1800, 3600])])
         else:
             after = rng.randint(int(datetime(2026, 1, 1, tzinfo=timezone.utc).timestamp()),
                                 int(datetime(2028, 1, 1, tzinfo=timezone.utc).timestamp()))
         questions.append((random_expression(rng), zone, after))
+    # Every-hour expressions started shortly before each gap (exception 2), and day fields naming
+    # every day beside a starred one (exception 3): rare in the cases above, so asked for here.
+    for zone in ZONES:
+        for instant, before, after_change in changes[zone]:
+            if after_change > before:
+                for _ in range(25):
+                    minute = random_field(rng, 0, 59, 0)
+                    questions.append((f"{minute} * * * *", zone, instant - rng.randint(1, 1200)))
+    for _ in range(40):
+        every_day, starred = rng.choice(["1-31", "*/1", "1-15,16-31"]), f"*/{rng.randint(2, 3)}"
+        day, weekday = (every_day, starred) if rng.random() < 0.5 else (starred, rng.choice(["0-6", "*/1", "0-7", "SUN-SAT"]))
+        questions.append((f"{rng.randint(0, 59)} {rng.randint(0, 23)} {day} * {weekday}", rng.choice(ZONES),
+                          rng.randint(1767225600, 1830297600)))
     # Some starts on a fire time croniter names, where "strictly after" matters.
     for expression, zone, after in questions[:200]:
         fire = croniter(croniter_expression(expression), datetime.fromtimestamp(after, tz=ZoneInfo(zone))).get_next(float)
@@ -211,8 +226,8 @@ def test_next_fire_matches_croniter_on_dst_days_and_elsewhere():
         if answer != str(expected):
             failures.append(f"{expression!r} {zone} after {after}: herald {answer}, expected {expected}")
     assert not failures, f"seed {seed}: {len(failures)} of {len(questions)} differ:\n" + "\n".join(failures[:20])
-    # The DST days were really exercised: both exceptions came up.
-    assert expectation.second_occurrences > 0 and expectation.gap_ends > 0, (seed, vars(expectation))
+    # Each exception came up: the DST days and the day rule were really exercised.
+    assert expectation.second_occurrences > 0 and expectation.gap_ends > 0 and expectation.every_day > 0, (seed, vars(expectation))
 
 
 def test_expressions_croniter_finds_no_date_for_are_refused():
