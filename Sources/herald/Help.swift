@@ -11,6 +11,7 @@ enum Help {
           herald logs ID [--follow] [URL] print a job's output (jobs of your own kinds); --follow to its end
           herald jobs check FILE          check a jobs file (your own job kinds) without serving
           herald work --server URL --jobs FILE   run jobs of your own kinds for a server, on this machine
+          herald schedules next EXPR      when a cron expression (or `every 10m`) fires next
           herald --version
 
         URL is the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too); it
@@ -97,8 +98,26 @@ enum Help {
         Usage: herald jobs check FILE
 
         Reads a jobs file as `herald serve --jobs FILE` would, without serving: every kind's command,
-        params, limits and placeholders. Exit 0 and a line per kind when the file is usable; exit 2 and
-        one line naming the file, the kind and the problem when it is not. The format: docs/jobs.md.
+        params, limits and placeholders, and every schedule (docs/schedules.md). Exit 0 and a line per
+        kind and schedule when the file is usable; exit 2 and one line naming the file, the kind or
+        schedule, and the problem when it is not. The format: docs/jobs.md.
+        """
+
+    static let schedules = """
+        Usage: herald schedules next EXPR [--timezone ZONE] [--after EPOCH] [--count N]
+               herald schedules next --batch
+
+        Prints when EXPR fires next, one line per fire time: the local time with its offset
+        (ISO 8601) and epoch seconds. EXPR is a five-field cron expression ("30 2 * * *",
+        "*/15 9-17 * * MON-FRI", "@daily") or an interval ("every 10m", "every 1h30m").
+          --timezone ZONE   an IANA time zone of the system's tz database (default UTC)
+          --after EPOCH     the fire times strictly after this instant, in epoch seconds (default now)
+          --count N         how many fire times (default 1)
+          --batch           many questions at once: each stdin line EXPR<TAB>ZONE<TAB>EPOCH is answered by
+                            one line: the next fire's epoch seconds, "none", or "error: ..."
+        Exit 2 and a line naming the field and the bad token when EXPR cannot be read.
+        Listing, pausing, resuming and running the schedules of a jobs file come with the server side
+        of schedules. The syntax, time zones and DST rules: docs/schedules.md.
         """
 
     static let watch = """

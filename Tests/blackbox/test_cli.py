@@ -61,7 +61,7 @@ def test_bad_usage_exits_2_with_a_message():
     for args in (["bogus", "--help"], ["srve"], ["wacth", "ws://127.0.0.1:1/ws"]):
         result = herald_cli(*args)
         assert result.returncode == 2 and result.stdout == "", (args, result.stdout)
-        assert f'unknown command "{args[0]}"' in result.stderr and "serve, watch, start, cancel, jobs, logs, work" in result.stderr, result.stderr
+        assert f'unknown command "{args[0]}"' in result.stderr and "serve, watch, start, cancel, jobs, logs, work, schedules" in result.stderr, result.stderr
     assert herald_cli("--version").stdout.startswith("herald ")
     for command in ("serve", "watch", "start", "cancel"):
         assert "Usage:" in herald_cli(command, "--help").stdout

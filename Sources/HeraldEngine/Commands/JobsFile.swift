@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Format (docs/jobs.md): `{"kinds": {"NAME": {"title": …, "command": [argv…], "params": {…},
 /// "concurrency": 1, "whenBusy": "queue"|"refuse", "timeout": S, "grace": S, "retries": N,
-/// "retryDelay": S, "cwd": DIR, "env": {…}, "progressFrom": "stdout"|"fd3"}}}`.
+/// "retryDelay": S, "cwd": DIR, "env": {…}, "progressFrom": "stdout"|"fd3"}}, "schedules": {"NAME":
+/// {"kind": …, "params": {…}, "cron": …|"every": …, …}}}` (schedules: `ScheduleDeclaration`).
 public enum JobsFile {
     static let kindKeys: Set<String> = [
         "title", "command", "params", "concurrency", "whenBusy", "timeout", "grace", "retries", "retryDelay", "cwd", "env",
@@ -20,17 +21,29 @@ public enum JobsFile {
     public static func load(path: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"]) throws(JobsFileError)
         -> [CommandKind]
     {
+        try loadContents(path: path, searchPath: searchPath).kinds
+    }
+
+    /// As `load`, with the file's schedules too.
+    public static func loadContents(path: String, searchPath: String? = ProcessInfo.processInfo.environment["PATH"])
+        throws(JobsFileError) -> JobsFileContents
+    {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw JobsFileError(
                 file: path, kind: nil,
                 problem:
                     "cannot be read (\(FileManager.default.fileExists(atPath: path) ? "permission denied or a folder" : "no such file"))")
         }
-        return try parse(Array(data), file: path, searchPath: searchPath)
+        return try parseContents(Array(data), file: path, searchPath: searchPath)
     }
 
     /// Checks a jobs file's bytes; `file` names it in errors.
     public static func parse(_ bytes: [UInt8], file: String, searchPath: String?) throws(JobsFileError) -> [CommandKind] {
+        try parseContents(bytes, file: file, searchPath: searchPath).kinds
+    }
+
+    /// As `parse`, with the file's schedules too. A bad schedule makes the whole file unusable.
+    public static func parseContents(_ bytes: [UInt8], file: String, searchPath: String?) throws(JobsFileError) -> JobsFileContents {
         let root: JSONValue
         do { root = try JSONParser.parse(bytes, maxDepth: 16) } catch {
             throw JobsFileError(file: file, kind: nil, problem: "not valid JSON: \(error)")
@@ -38,8 +51,8 @@ public enum JobsFile {
         guard let object = root.objectValue else {
             throw JobsFileError(file: file, kind: nil, problem: "must be a JSON object with \"kinds\"")
         }
-        if let unknown = object.keys.first(where: { $0 != "kinds" }) {
-            throw JobsFileError(file: file, kind: nil, problem: "unknown key \"\(unknown)\" (only \"kinds\")")
+        if let unknown = object.keys.first(where: { $0 != "kinds" && $0 != "schedules" }) {
+            throw JobsFileError(file: file, kind: nil, problem: "unknown key \"\(unknown)\" (only \"kinds\" and \"schedules\")")
         }
         guard let kinds = object["kinds"]?.objectValue else {
             throw JobsFileError(file: file, kind: nil, problem: "\"kinds\" must be an object")
@@ -52,7 +65,18 @@ public enum JobsFile {
                 throw JobsFileError(file: file, kind: name, problem: error.message)
             }
         }
-        return result
+        var schedules: [ScheduleDeclaration] = []
+        if let declared = object["schedules"] {
+            guard let declared = declared.objectValue else {
+                throw JobsFileError(file: file, kind: nil, problem: "\"schedules\" must be an object")
+            }
+            for (name, declaration) in declared.entries {
+                do { schedules.append(try ScheduleDeclaration(name: name, declaration: declaration, kinds: result)) } catch {
+                    throw JobsFileError(file: file, kind: nil, schedule: name, problem: error.message)
+                }
+            }
+        }
+        return JobsFileContents(kinds: result, schedules: schedules)
     }
 
     private static func kind(_ name: String, _ declaration: JSONValue, searchPath: String?) throws(JobsFileError.Problem) -> CommandKind {
