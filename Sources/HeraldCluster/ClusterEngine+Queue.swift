@@ -85,6 +85,15 @@ extension ClusterEngine {
         }
     }
 
+    /// Whether this node fires a schedule's occurrence: the first node to claim it in Redis does; the
+    /// claim lasts a week, longer than any catch-up looks back. False when Redis cannot say (the node
+    /// is degraded then, and the occurrence is another node's or no one's). Thread: `commandQueue`.
+    func claimOccurrence(_ schedule: String, _ occurrence: Int64) -> Bool {
+        let key = settings.keys.occurrence(schedule, occurrence)
+        guard let reply = try? commands().command("SET", key, settings.node, "NX", "EX", "604800") else { return false }
+        return reply.string == "OK"
+    }
+
     /// Whether the gated job may run now (`slot`); false when Redis cannot say. Thread: `commandQueue`.
     func takeSlot(for record: JobRecord) -> Bool {
         let keys = settings.keys

@@ -133,6 +133,10 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         viewQueue.sync {}
         _ = local.subscribe { [publisher] events in publisher?.enqueue(events) }
         local.gateBackgroundFetches { [isNewsFetcher] in isNewsFetcher.withLock { $0 } }
+        local.claimScheduleOccurrences { [weak self] schedule, occurrence, answer in
+            guard let self else { return answer(false) }
+            commandQueue.async { [self] in answer(claimOccurrence(schedule, occurrence)) }
+        }
         gateDependentStarts()
         tail.start()
         // This node's own jobs from before a crash or a kill: taken back before its first renewal.

@@ -35,6 +35,8 @@ public struct ClusterKeys: Sendable, Equatable {
     public var leasedJob: String { prefix + "leasedjob" }
     /// The node that fetches news in the background (`--news-interval`), with a lease (`PX`).
     public var newsFetcher: String { prefix + "newsfetcher" }
+    /// A schedule's occurrence (epoch seconds), claimed by the node that fires it (`SET NX`, a week).
+    public func occurrence(_ schedule: String, _ at: Int64) -> String { prefix + "occurrence:\(schedule):\(at)" }
     /// Job history across the cluster (`GET /api/jobs?…` on any node): every job Redis keeps a record
     /// of, in `jobs` or `archive`, scored by `createdAt` (ties: by id, as Redis orders them).
     public var history: String { prefix + "history" }

@@ -35,17 +35,17 @@ enum ServeCommand {
             return 2
         }
         // A bad jobs file stops the server before anything starts: one line, status 2.
-        var commandKinds: [CommandKind] = []
+        var contents = JobsFileContents(kinds: [])
         if let path = options.jobsFile {
-            do { commandKinds = try JobsFile.load(path: path) } catch {
+            do { contents = try JobsFile.loadContents(path: path) } catch {
                 FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
                 return 2
             }
         }
-        return serve(options, commandKinds: commandKinds)
+        return serve(options, commandKinds: contents.kinds, schedules: contents.schedules)
     }
 
-    private static func serve(_ options: Options, commandKinds: [CommandKind]) -> Int32 {
+    private static func serve(_ options: Options, commandKinds: [CommandKind], schedules: [ScheduleDeclaration]) -> Int32 {
         MallocSettings.apply(environment: ProcessInfo.processInfo.environment)
         let heapTrimmer = HeapTrimmer.start(every: options.heapTrimSeconds)
         defer { withExtendedLifetime(heapTrimmer) {} }
@@ -54,6 +54,7 @@ enum ServeCommand {
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners()
         var engineConfiguration = options.engine
+        engineConfiguration.schedules = schedules
         // A cluster node's viewers resume from its view of the shared stream, which keeps
         // --event-log-size events; its dispatcher's own log would only hold the same events twice.
         if options.cluster != nil { engineConfiguration.eventLogSize = 1 }

@@ -3,6 +3,10 @@ import HeraldSupport
 /// Asked before a gated job launches; answers whether it may (on any thread).
 public typealias LaunchGate = @Sendable (JobRecord, @escaping @Sendable (Bool) -> Void) -> Void
 
+/// Asked before a schedule's occurrence (its name, epoch seconds) fires; answers whether this node
+/// fires it (on any thread).
+public typealias OccurrenceClaim = @Sendable (String, Int64, @escaping @Sendable (Bool) -> Void) -> Void
+
 /// What only a cluster node sets on its dispatcher, and what the dispatcher does with it: the states
 /// of other nodes' jobs that its jobs wait for, the gate on launches of kinds whose `concurrency`
 /// holds across the cluster, the gate on background news fetches, and taking over a stopped node's
@@ -27,6 +31,9 @@ final class ClusterHooks {
     private var gateStates: [JobID: GateState] = [:]
     /// Asked before each background news fetch; nil: always fetch (one node of a cluster fetches).
     var backgroundFetchGate: (@Sendable () -> Bool)?
+    /// Asked before a schedule's occurrence fires; nil: fire (a single server). On a cluster one
+    /// node wins each occurrence (`Scheduler`).
+    var occurrenceClaim: OccurrenceClaim?
 
     /// Most foreign states kept while none of them is waited for.
     private static let foreignStatesKept = 1000

@@ -37,6 +37,8 @@ public struct EngineConfiguration: Sendable {
     /// How much history the data folder keeps (the archive's bounds). Read by whoever makes the
     /// `HistoryStore` (`HeraldApp`).
     public var history: HistoryLimits
+    /// The jobs file's schedules (docs/schedules.md), fired by the dispatcher's `Scheduler`.
+    public var schedules: [ScheduleDeclaration] = []
 
     public struct KindLimit: Sendable, Equatable {
         public var maxConcurrent: Int

@@ -8,4 +8,6 @@ public enum EngineReply: Sendable {
     case statistics(EngineStatistics)
     case workers([WorkerInfo])
     case history(Result<HistoryPage, EngineError>)
+    case schedules([ScheduleStatus])
+    case schedule(Result<ScheduleStatus, EngineError>)
 }

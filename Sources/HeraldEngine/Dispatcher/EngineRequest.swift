@@ -24,4 +24,8 @@ public enum EngineRequest: Sendable, Equatable {
     case workers
     /// A page of job history, in memory and archived (answered with `.history`).
     case history(HistoryQuery)
+    /// The schedules and where each stands (answered with `.schedules`).
+    case schedules
+    /// Pause, resume or run one schedule now (answered with `.schedule`).
+    case controlSchedule(name: String, ScheduleAction)
 }

@@ -32,6 +32,8 @@ public struct EngineStatistics: Sendable, Equatable {
     public var storageWriteFailures = 0
     /// Whether some write to the data folder fails now.
     public var storageFailing = false
+    /// The schedules' counts (occurrences fired, skipped, missed) and last lateness.
+    public var schedules: [ScheduleStatus] = []
     /// What the allocator holds, for `/metrics` only (`EngineRequest.metrics`); nil otherwise, or
     /// where malloc is not glibc's.
     public var heap: HeapFigures?

@@ -45,7 +45,7 @@ extension JobDispatcher {
     public func allJobs() -> [JobRecord] { queue.sync { jobs.table.all } }
 
     public func currentStatistics() -> EngineStatistics {
-        queue.sync { jobs.currentStatistics() }
+        queue.sync { statisticsOnQueue() }
     }
 
     public func newsFeed() -> NewsFeed { queue.sync { jobs.news } }

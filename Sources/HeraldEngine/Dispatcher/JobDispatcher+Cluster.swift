@@ -71,6 +71,12 @@ extension JobDispatcher {
         queue.async { [jobs] in jobs.cluster.backgroundFetchGate = gate }
     }
 
+    /// Asks `claim` before each schedule's occurrence fires: on a cluster, one node wins each. Set it
+    /// before `startSchedules`.
+    public func claimScheduleOccurrences(through claim: @escaping OccurrenceClaim) {
+        queue.async { [jobs] in jobs.cluster.occurrenceClaim = claim }
+    }
+
     /// The kinds this dispatcher can run (itself or on an attached worker). Thread: any.
     public var runnableKinds: [JobKind] { runners.offered }
 

@@ -22,6 +22,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let archive: JobArchive
     /// Thread: `queue`.
     let jobs: JobLifecycle
+    /// Fires the jobs file's schedules. Thread: `queue`.
+    let schedules: Scheduler
 
     /// Subscription ids, handed out without a hop. Thread: any.
     private static let subscriberIDs = Atomic<Int>(0)
@@ -40,6 +42,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             runners: RunnerSet(runners, enableTicker: configuration.enableTicker), clock: clock)
         self.archive = JobArchive(history: history, logFolder: environment.dataDirectory.appendingPathComponent("logs"))
         self.jobs = JobLifecycle(setup: setup, queue: queue, archive: archive, newsCapacity: newsCapacity)
+        self.schedules = Scheduler(configuration.schedules, jobs: jobs, log: { [health = archive.health] in health.note($0) })
         if let interval = configuration.newsInterval, interval > 0 {
             queue.async { [jobs] in jobs.startNewsTimer(every: interval) }
         }
@@ -59,8 +62,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         case .history(let query): return readHistory(query) { reply(.history($0)) }
         case .job(let id): return lookUpJob(id) { reply(.job($0)) }
         case .metrics:
-            return queue.async { [jobs] in
-                let statistics = jobs.currentStatistics()
+            return queue.async { [self] in
+                let statistics = statisticsOnQueue()
                 // `mallinfo2` takes every arena's lock: read on a global queue, not on `queue`.
                 DispatchQueue.global(qos: .utility).async {
                     var withHeap = statistics
@@ -115,10 +118,26 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             guard let record = jobs.table[JobID(id)] else { return .job(.failure(EngineError(.notFound, "no job \(id)"))) }
             return .job(.success(record))
         case .news: return .news(jobs.news)
-        case .statistics: return .statistics(jobs.currentStatistics())
+        case .statistics: return .statistics(statisticsOnQueue())
         case .workers: return .workers(jobs.workers.pool.infos)
+        case .schedules: return .schedules(schedules.statuses())
+        case .controlSchedule(let name, let action): return .schedule(schedules.control(name, action))
         case .page, .history, .metrics: preconditionFailure("pages, history and heap figures are read off the queue")
         }
+    }
+
+    /// Starts firing the jobs file's schedules (`EngineConfiguration.schedules`), catching up what
+    /// was missed while the server was down. A cluster node calls it once its occurrence claim is in
+    /// place (`claimScheduleOccurrences`). Thread: any; never waits.
+    public func startSchedules() {
+        queue.async { [schedules] in schedules.start() }
+    }
+
+    /// The counters, the schedules' among them. Thread: `queue`.
+    func statisticsOnQueue() -> EngineStatistics {
+        var statistics = jobs.currentStatistics()
+        statistics.schedules = schedules.statuses()
+        return statistics
     }
 
     /// Stops taking jobs, waits up to `grace` seconds for running jobs, cancels what is left, waits
@@ -127,6 +146,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     public func shutdown(grace: Double) {
         let waiter = DispatchSemaphore(value: 0)
         let mustWait: Bool = queue.sync {
+            schedules.stop()
             jobs.close()
             jobs.flushOutgoing()
             guard !jobs.runs.isEmpty else { return false }

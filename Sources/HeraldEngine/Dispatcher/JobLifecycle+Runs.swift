@@ -31,9 +31,11 @@ extension JobLifecycle {
                     EngineError(.busy, "a \(kind.rawValue) is already \(first.state.rawValue) (\(first.id)); wait for it or cancel it"))
             }
         }
-        let record = JobRecord(
+        var record = JobRecord(
             id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
             createdAt: WallClock.millis(), node: configuration.nodeName)
+        record.schedule = request.schedule
+        record.startedBy = request.schedule.map { "schedule:\($0)" }
         table.insert(record)
         if let requestId = request.requestId { table.remember(requestId: requestId, for: record.id) }
         emit(.job(record))

@@ -19,6 +19,8 @@ extension JobRecord {
         if let attempt { object["attempt"] = .int(Int64(attempt)) }
         if let worker { object["worker"] = .string(worker) }
         if let node { object["node"] = .string(node) }
+        if let schedule { object["schedule"] = .string(schedule) }
+        if let startedBy { object["startedBy"] = .string(startedBy) }
         return .object(object)
     }
 
@@ -51,6 +53,8 @@ extension JobRecord {
         self.attempt = try fields.optionalInt("attempt").map { Int($0) }
         self.worker = try fields.optionalString("worker")
         self.node = try fields.optionalString("node")
+        self.schedule = try fields.optionalString("schedule")
+        self.startedBy = try fields.optionalString("startedBy")
     }
 
     private static let stateWords = "a job state (\(JobState.allCases.map(\.rawValue).joined(separator: ", ")))"

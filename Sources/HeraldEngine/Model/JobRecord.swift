@@ -16,6 +16,10 @@ public struct JobRecord: Sendable, Hashable {
     public internal(set) var summary: JSONObject?
     /// How a command job's program ended: `{"code": N}` or `{"signal": "KILL"}`.
     public internal(set) var exit: JSONObject?
+    /// The schedule that started the job (docs/schedules.md); nil for a job someone started.
+    public internal(set) var schedule: String?
+    /// Who started the job: `schedule:NAME` for a schedule's; nil where no identity is known.
+    public internal(set) var startedBy: String?
     /// Which attempt runs (or ran last): 1, 2, …; nil for kinds that are never retried.
     public internal(set) var attempt: Int?
     /// The name of the remote worker running (or that last ran) the job; nil for a job run here.

@@ -7,6 +7,8 @@ public struct StartRequest: Sendable, Equatable {
     /// The id the job gets, when something other than the dispatcher chose it (a cluster node, which
     /// reserves the id in Redis first); nil: a fresh random one. Never read from a client.
     public var id: JobID?
+    /// The schedule starting the job (`Scheduler`); never read from a client.
+    public var schedule: String?
 
     public init(kind: String, params: JSONObject = [:], after: [String] = [], requestId: String? = nil) {
         self.kind = kind

@@ -62,6 +62,9 @@ public final class StorageHealth: Sendable {
         if let line { log(line) }
     }
 
+    /// Says something else about the data folder in the same log (a file that cannot be read).
+    public func note(_ line: String) { log(line) }
+
     /// Why writes fail now, for `/healthz`; nil while they work.
     public var problem: String? {
         state.withLock { state in

@@ -68,11 +68,14 @@ public final class HeraldApp: Sendable {
         self.server = WebSocketServer(configuration: server, engine: self.front, logger: logger, version: version, inbox: inbox)
     }
 
-    /// Starts listening and returns the port (the chosen one when the configuration says 0).
+    /// Starts listening, then firing the jobs file's schedules; returns the port (the chosen one when
+    /// the configuration says 0).
     /// Throws `WebSocketServer.StartError` when the address cannot be listened on. Thread: any.
     @discardableResult
     public func start() throws -> Int {
-        try server.start()
+        let port = try server.start()
+        engine.startSchedules()
+        return port
     }
 
     /// The dashboard's address once started, e.g. `http://127.0.0.1:8080/`: what `herald serve`

@@ -46,6 +46,18 @@ enum HTTPRoutes {
                     return unexpected(answer)
                 }
             }),
+        HTTPEndpoint(
+            "GET /api/schedules", handle: { _ in .ask(.schedules) },
+            render: { answer in
+                guard case .schedules(let schedules) = answer.reply else { return unexpected(answer) }
+                return .json(["schedules": .array(schedules.map(\.json))])
+            }),
+        HTTPEndpoint(
+            "POST /api/schedules/{name}/{action}", handle: controlSchedule,
+            render: { answer in
+                guard case .schedule(let result) = answer.reply else { return unexpected(answer) }
+                return result.map { .json($0.json) }.orError
+            }),
         HTTPEndpoint("POST /api/jobs", handle: startJob, render: { job($0, status: 202) }),
         HTTPEndpoint("GET /api/jobs/{id}", handle: { .ask(.job($0.parameters[0])) }, render: { job($0, status: 200) }),
         HTTPEndpoint(
@@ -81,6 +93,16 @@ enum HTTPRoutes {
                 }.orError
             }),
     ]
+
+    /// `POST /api/schedules/{name}/{action}`: pause, resume or run, with the token a start needs.
+    private static func controlSchedule(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {
+        if let refusal = call.authorizer.refusal(forBearer: call.request.authorization) { return .respond(.error(refusal)) }
+        guard let action = ScheduleAction(rawValue: call.parameters[1]) else {
+            let actions = ScheduleAction.allCases.map(\.rawValue).joined(separator: ", ")
+            return .respond(.error(EngineError(.notFound, "no action \"\(call.parameters[1])\" on a schedule; actions: \(actions)")))
+        }
+        return .ask(.controlSchedule(name: call.parameters[0], action))
+    }
 
     private static func health(_ answer: HTTPEndpoint.Answer) -> HTTPResponse {
         guard case .statistics(let statistics) = answer.reply else { return unexpected(answer) }

@@ -91,6 +91,21 @@ public struct ServerMetrics: Sendable {
             "Worker reports refused as lease_lost: about an attempt the worker no longer held.",
             [("", "\(engine.staleReports)")])
         metric("herald_event_seq", "gauge", "Sequence number of the newest event.", [("", "\(engine.seq)")])
+        if !engine.schedules.isEmpty {
+            metric(
+                "herald_schedule_occurrences_total", "counter",
+                "Schedules' occurrences: fired (a job started), skipped (overlap) or missed (while the server was down, beyond catchUp).",
+                engine.schedules.flatMap { status in
+                    [("fired", status.fired), ("skipped", status.skipped), ("missed", status.missed)].map { outcome, count in
+                        ("{schedule=\"\(Self.labelValue(status.declaration.name))\",outcome=\"\(outcome)\"}", "\(count)")
+                    }
+                })
+            metric(
+                "herald_schedule_lateness_seconds", "gauge", "How late each schedule's last occurrence started (jitter included).",
+                engine.schedules.compactMap { status in
+                    status.lateness.map { ("{schedule=\"\(Self.labelValue(status.declaration.name))\"}", String(format: "%.3f", $0)) }
+                })
+        }
         metric(
             "herald_storage_failing", "gauge",
             "1 while writes to the data folder fail (a full disk): history and logs wait in memory.",
@@ -132,6 +147,12 @@ public struct ServerMetrics: Sendable {
     }
 
     /// A cluster node's own families (docs/scaling.md).
+    /// A label value as the text format wants it: backslash, double quote and newline escaped.
+    static func labelValue(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+
     static func render(
         _ cluster: ClusterStatistics, degraded: Bool, into metric: (String, String, String, [(String, String)]) -> Void
     ) {

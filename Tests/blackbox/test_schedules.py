@@ -1,0 +1,175 @@
+"""Schedules fired by a real server (docs/schedules.md): an `every` interval fires once per
+occurrence, `overlap` skip/queue/replace, catch-up after the server was down, pause and resume over
+REST (persisted across a restart), and clear refusals.
+"""
+
+import json
+import time
+
+import pytest
+
+from testkit import Herald, wait_for
+
+
+def jobs_file(tmp_path, schedules, sleep=0.0):
+    path = tmp_path / "jobs.json"
+    path.write_text(json.dumps({
+        "kinds": {"nap": {"title": "Nap", "command": ["sleep", "{s}"], "concurrency": 4,
+                          "params": {"s": {"type": "number", "minimum": 0, "maximum": 60, "default": sleep}}}},
+        "schedules": schedules}))
+    return path
+
+
+def schedules(server):
+    status, body = server.json("GET", "/api/schedules")
+    assert status == 200, body
+    return {entry["name"]: entry for entry in body["schedules"]}
+
+
+def jobs_of(server, name):
+    status, body = server.json("GET", "/api/jobs?limit=500")
+    assert status == 200, body
+    return sorted((job for job in body["jobs"] if job.get("schedule") == name), key=lambda job: job["createdAt"])
+
+
+def test_an_interval_fires_once_per_occurrence_and_jobs_say_which_schedule(tmp_path):
+    server = Herald("--jobs", str(jobs_file(tmp_path, {"often": {"kind": "nap", "every": "2s"}})), root=tmp_path)
+    try:
+        jobs = wait_for(lambda: (lambda found: found if len(found) >= 5 else None)(jobs_of(server, "often")),
+                        timeout=20, what="five occurrences of an every-2s schedule")
+        created = [job["createdAt"] for job in jobs[:5]]
+        gaps = [later - earlier for earlier, later in zip(created, created[1:])]
+        assert all(1000 <= gap <= 3000 for gap in gaps), f"one job per 2 s occurrence, none twice: gaps {gaps} ms"
+        assert 7000 <= created[-1] - created[0] <= 9000, "5 fires span 8 s (±1): 5 fires in 10 s"
+        assert {job["startedBy"] for job in jobs} == {"schedule:often"}
+        status = schedules(server)["often"]
+        assert status["every"] == "2s" and status["paused"] is False and status["missed"] == 0
+        assert status["fired"] >= 5 and status["next"] > created[-1]
+        assert status["last"]["job"] in {job["id"] for job in jobs_of(server, "often")}
+        metrics = server.request("GET", "/metrics")[1]
+        assert 'herald_schedule_occurrences_total{schedule="often",outcome="fired"}' in metrics
+    finally:
+        server.stop()
+
+
+def overlapping(jobs):
+    """Pairs of jobs whose runs overlapped."""
+    runs = [(job["startedAt"], job.get("finishedAt") or 10**15, job["id"]) for job in jobs if job.get("startedAt")]
+    runs.sort()
+    return [(a[2], b[2]) for a, b in zip(runs, runs[1:]) if b[0] < a[1]]
+
+
+def test_overlap_skip_queue_and_replace(tmp_path):
+    server = Herald("--jobs", str(jobs_file(tmp_path, {
+        "skipper": {"kind": "nap", "params": {"s": 2.5}, "every": "1s", "overlap": "skip"},
+        "queuer": {"kind": "nap", "params": {"s": 2.5}, "every": "1s", "overlap": "queue"},
+        "replacer": {"kind": "nap", "params": {"s": 30}, "every": "1s", "overlap": "replace"},
+    })), "--workers", "8", root=tmp_path)
+    try:
+        wait_for(lambda: schedules(server)["skipper"]["skipped"] >= 3 and schedules(server)["skipper"]["fired"] >= 2,
+                 timeout=20, what="skip to skip occurrences while its job runs")
+        assert overlapping(jobs_of(server, "skipper")) == [], "skip: never two jobs at once"
+
+        wait_for(lambda: len([job for job in jobs_of(server, "queuer") if job["state"] == "succeeded"]) >= 2,
+                 timeout=20, what="queued occurrences to run one after another")
+        queued = jobs_of(server, "queuer")
+        assert overlapping(queued) == [], "queue: one after another"
+        assert schedules(server)["queuer"]["skipped"] == 0, "queue: nothing skipped while the queue has room"
+
+        replaced = wait_for(lambda: [job for job in jobs_of(server, "replacer") if job["state"] == "cancelled"],
+                            timeout=20, what="replace to cancel the running job")
+        assert replaced[0]["error"] == "cancelled by request"
+        assert len([job for job in jobs_of(server, "replacer") if job["state"] == "running"]) <= 1
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("catch_up,expected", [("none", 0), ("one", 1), ("all", 3)])
+def test_a_server_down_across_occurrences_catches_up_as_configured(tmp_path, catch_up, expected):
+    declaration = {"kind": "nap", "cron": "* * * * *", "catchUp": catch_up, "overlap": "queue"}
+    if catch_up == "all":
+        declaration["catchUpLimit"] = 3
+    path = jobs_file(tmp_path, {"minutely": declaration})
+    # The server was last up ten minutes ago: what it wrote then says so.
+    data = tmp_path / "data"
+    data.mkdir()
+    last = int(time.time()) // 60 * 60 - 600
+    (data / "schedules.json").write_text(json.dumps({"version": 1, "schedules": {"minutely": {"lastOccurrence": last, "paused": False}}}))
+    server = Herald("--jobs", str(path), root=tmp_path)
+    try:
+        # The ten minutes since: 9 occurrences were missed (past the grace), and the current minute's
+        # comes due now as well (on time). catchUp decides how many of the 9 fire.
+        status = wait_for(lambda: (lambda s: s if s["fired"] >= expected + 1 else None)(schedules(server)["minutely"]),
+                          what="the catch-up and the current occurrence to fire")
+        assert status["missed"] == 9 - expected, status
+        assert status["fired"] in (expected + 1, expected + 2), f"the minute may turn meanwhile: {status}"
+        assert len(jobs_of(server, "minutely")) == status["fired"]
+        saved = json.loads((data / "schedules.json").read_text())["schedules"]["minutely"]
+        assert saved["lastOccurrence"] >= last + 600, "the new standing is written before the jobs start"
+    finally:
+        server.stop()
+
+
+def test_pause_and_resume_over_rest_last_across_a_restart(tmp_path):
+    path = jobs_file(tmp_path, {"paused-one": {"kind": "nap", "every": "1s"}, "clock": {"kind": "nap", "every": "1s"}})
+    server = Herald("--jobs", str(path), "--token", "s3cret", root=tmp_path)
+    auth = {"Authorization": "Bearer s3cret"}
+    try:
+        status, body = server.json("POST", "/api/schedules/paused-one/pause")
+        assert status == 401, body
+        status, body = server.json("POST", "/api/schedules/paused-one/pause", headers=auth)
+        assert status == 200 and body["paused"] is True and body["next"] is None, body
+        fired = body["fired"]
+        # The other schedule is the clock: two of its occurrences pass while this one stays paused.
+        clock = schedules(server)["clock"]["fired"]
+        wait_for(lambda: schedules(server)["clock"]["fired"] >= clock + 2, what="two occurrences of the clock schedule")
+        assert schedules(server)["paused-one"]["fired"] == fired, "a paused schedule fires nothing"
+
+        status, body = server.json("POST", "/api/schedules/nope/pause", headers=auth)
+        assert status == 404 and body["code"] == "not_found" and "paused-one" in body["message"], body
+        status, body = server.json("POST", "/api/schedules/clock/explode", headers=auth)
+        assert status == 404 and "pause, resume, run" in body["message"], body
+    finally:
+        server.stop()
+
+    restarted = Herald("--jobs", str(path), "--token", "s3cret", root=tmp_path)
+    try:
+        assert schedules(restarted)["paused-one"]["paused"] is True, "a pause outlives a restart"
+        status, body = restarted.json("POST", "/api/schedules/paused-one/run", headers=auth)
+        assert status == 200 and body["last"]["job"], body
+        assert restarted.json("GET", f"/api/jobs/{body['last']['job']}")[1]["startedBy"] == "schedule:paused-one"
+        status, body = restarted.json("POST", "/api/schedules/paused-one/resume", headers=auth)
+        assert status == 200 and body["paused"] is False and body["next"], body
+        wait_for(lambda: schedules(restarted)["paused-one"]["fired"] >= 2, what="a resumed schedule to fire again")
+    finally:
+        restarted.stop()
+
+
+def test_two_cluster_nodes_fire_each_occurrence_once_also_when_one_is_killed(tmp_path, redis_server):
+    path = jobs_file(tmp_path, {"tick": {"kind": "nap", "every": "1s"}})
+    cluster = ("--jobs", str(path), "--redis", redis_server.url)
+    first = Herald(*cluster, "--node", "n1", root=tmp_path / "n1")
+    second = Herald(*cluster, "--node", "n2", root=tmp_path / "n2")
+    try:
+        def once_each(count):
+            jobs = jobs_of(first, "tick")
+            if len(jobs) < count:
+                return None
+            created = [job["createdAt"] for job in jobs]
+            gaps = [later - earlier for earlier, later in zip(created, created[1:])]
+            assert all(gap >= 500 for gap in gaps), f"an occurrence fired twice: gaps {gaps} ms"
+            return jobs
+
+        jobs = wait_for(lambda: once_each(6), timeout=30, what="six occurrences across two nodes")
+        fired = schedules(first)["tick"]["fired"] + schedules(second)["tick"]["fired"]
+        assert fired >= len(jobs), "each job was fired by one of the two nodes"
+        assert {job["node"] for job in jobs} <= {"n1", "n2"}
+
+        second.process.kill()
+        second.process.wait()
+        before = len(jobs_of(first, "tick"))
+        wait_for(lambda: once_each(before + 3), timeout=30, what="the node left to fire the next occurrences")
+        assert {job["node"] for job in jobs_of(first, "tick")[-2:]} == {"n1"}
+    finally:
+        first.stop()
+        second.stop()
