@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from testkit import herald_binary, wait_for
+from testkit import contract, herald_binary, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
 
@@ -37,7 +37,7 @@ def test_https_and_wss_on_one_port(herald_factory, certificate):
     result = subprocess.run(
         ["bash", "-c", f'(printf %s "$0"; sleep 1) | websocat -k -t wss://127.0.0.1:{herald.port}/ws', '{"type":"ping"}\n'],
         capture_output=True, text=True, timeout=30)
-    messages = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    messages = [contract.server_message(line) for line in result.stdout.splitlines() if line.strip()]
     assert messages[0]["type"] == "snapshot" and {"type": "pong"} in messages, result.stderr
 
 
