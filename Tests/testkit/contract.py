@@ -90,20 +90,44 @@ def rest_answer(method: str, path: str, status: int, content_type: str | None, b
     the answer is JSON: its status must be documented for the operation, its content type declared, and
     its body valid. Returns the parsed body (or the body as given when it is not JSON)."""
     path = urlsplit(path).path
-    operation = next((template for verb, pattern, template in _OPERATIONS if verb == method.upper() and pattern.match(path)), None)
+    template = operation(method, path)
     media = (content_type or "").split(";")[0].strip().lower()
-    if operation is None:
+    if template is None:
         return body
-    responses = OPENAPI["paths"][operation][method.lower()]["responses"]
-    assert str(status) in responses, f"{method} {path} answered {status}, which {operation} does not document (openapi.json)"
+    responses = OPENAPI["paths"][template][method.lower()]["responses"]
+    assert str(status) in responses, f"{method} {path} answered {status}, which {template} does not document (openapi.json)"
     declared = responses[str(status)].get("content", {})
     assert media in declared, f"{method} {path} answered {status} as {content_type!r}; openapi.json declares {sorted(declared)}"
     if media != "application/json":
         return body
     value = json.loads(body) if isinstance(body, (str, bytes)) else body
-    parts = ["paths", operation, method.lower(), "responses", str(status), "content", media, "schema"]
+    parts = ["paths", template, method.lower(), "responses", str(status), "content", media, "schema"]
     pointer = "/".join(quote(part.replace("~", "~0").replace("/", "~1"), safe="~") for part in parts)
     validator = _validator(f"{OPENAPI_URI}#/{pointer}")
     problem = _explain(validator, value)
     assert problem is None, f"{method} {path} {status} breaks openapi.json: {problem}\n{json.dumps(value)[:2000]}"
     return value
+
+
+def operation(method: str, path: str):
+    """The OpenAPI path template of the operation that answers `method path`, or None."""
+    path = urlsplit(path).path
+    return next((template for verb, pattern, template in _OPERATIONS if verb == method.upper() and pattern.match(path)), None)
+
+
+def rest_body(method: str, path: str, body):
+    """Checks a JSON answer whose status is not known (a docs transcript) against every JSON response the
+    operation documents: it must be valid against one of them. Returns it parsed."""
+    template = operation(method, path)
+    assert template is not None, f"openapi.json describes no {method} {path}"
+    value = json.loads(body) if isinstance(body, (str, bytes)) else body
+    responses = OPENAPI["paths"][template][method.lower()]["responses"]
+    problems = []
+    for status, response in responses.items():
+        if "application/json" not in response.get("content", {}):
+            continue
+        try:
+            return rest_answer(method, path, int(status), "application/json", value)
+        except AssertionError as error:
+            problems.append(str(error).splitlines()[0])
+    raise AssertionError(f"{method} {path}: the answer fits none of its documented responses: {problems}")
