@@ -42,6 +42,7 @@ def test_the_served_document_is_the_checkouts(herald):
     assert status == 200 and {name.lower(): value for name, value in headers.items()}["content-type"] == "application/json"
     served = json.loads(body)
     assert served == contract.OPENAPI
+    assert served["info"]["version"] == herald.json("GET", "/healthz")[1]["version"], "the document's version is the server's"
     assert served["openapi"].startswith("3.1")
 
 
