@@ -1,7 +1,6 @@
 """deploy/nginx.conf for real: nginx from Debian on loopback, TLS with a certificate made here,
 in front of the real Herald; the websocat smoke test and a REST call go through it."""
 
-import json
 import re
 import shutil
 import socket
@@ -82,4 +81,4 @@ def test_websocket_and_rest_through_nginx_with_tls(herald, proxy):
     states = [m["job"]["state"] for m in messages if m.get("type") == "job"]
     assert states[-1] == "succeeded"
     curl = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{proxy}/healthz"], capture_output=True, text=True, timeout=10)
-    assert json.loads(curl.stdout)["status"] == "ok"
+    assert contract.rest_answer("GET", "/healthz", 200, "application/json", curl.stdout)["status"] == "ok"

@@ -30,7 +30,7 @@ def test_https_and_wss_on_one_port(herald_factory, certificate):
     assert herald.url.startswith("https://127.0.0.1:")
     health = subprocess.run(["curl", "-s", "--cacert", str(cert), f"https://127.0.0.1:{herald.port}/healthz"],
                             capture_output=True, text=True, timeout=10)
-    assert json.loads(health.stdout)["status"] == "ok", health.stderr
+    assert contract.rest_answer("GET", "/healthz", 200, "application/json", health.stdout)["status"] == "ok", health.stderr
     plain = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", f"http://127.0.0.1:{herald.port}/healthz"],
                            capture_output=True, text=True, timeout=10)
     assert plain.stdout != "200", "plain http is not served on the TLS port"
