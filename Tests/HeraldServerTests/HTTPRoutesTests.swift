@@ -1,3 +1,4 @@
+import Foundation
 import HeraldEngine
 import HeraldTestSupport
 import XCTest
@@ -49,5 +50,28 @@ final class HTTPRoutesTests: XCTestCase {
         XCTAssertEqual(try JSONParser.parse(rendered.body)["job"], "j-z")
         XCTAssertEqual(try JSONParser.parse(rendered.body)["first"], 3)
         XCTAssertEqual(api.render(HTTPQuery("GET /nowhere"), .news(NewsFeed()), status: status).status, 500)
+    }
+
+    func testTheAPIDescriptionIsTheDashboardFolderFile() {
+        guard case .file("/openapi.json") = api.route(HTTPRequest(method: "GET", path: "/api/openapi.json")) else {
+            return XCTFail("GET /api/openapi.json is read from the dashboard's folder")
+        }
+        XCTAssertEqual(response("POST", "/api/openapi.json")?.status, 405)
+    }
+
+    /// The OpenAPI document (Public/openapi.json) describes exactly the routes this table declares:
+    /// a route added here without its description, or described but gone, fails.
+    func testTheOpenAPIDocumentDescribesEveryRoute() throws {
+        let checkout = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Public/openapi.json")
+        let document = try JSONParser.parse(Array(try Data(contentsOf: checkout.standardizedFileURL)))
+        let paths = try XCTUnwrap(document["paths"]?.objectValue)
+        var described: Set<String> = []
+        for (path, item) in paths.entries {
+            for method in ["get", "post", "put", "delete", "patch"] where item[method] != nil {
+                described.insert("\(method.uppercased()) \(path)")
+            }
+        }
+        XCTAssertEqual(described, Set(HTTPRoutes.all.map(\.name)))
+        XCTAssertEqual(StaticFiles.contentTypes["json"], "application/json")
     }
 }

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import Herald, wait_for
+from testkit import Herald, contract, wait_for
 
 MEMORY_SLACK = 50 * 1024 * 1024
 MAX_MESSAGE = 65536
@@ -134,7 +134,7 @@ class RawWebSocket:
         if expect_snapshot:
             frame = self.recv_frame()
             assert frame.opcode == TEXT, frame
-            self.snapshot = frame.json()
+            self.snapshot = contract.server_message(frame.json())
             assert self.snapshot["type"] == "snapshot", self.snapshot
 
     def close_socket(self):
@@ -196,7 +196,7 @@ class RawWebSocket:
                 continue
             if frame.opcode == CLOSE:
                 raise Closed(f"server sent close {frame.close_code}")
-            message = frame.json()
+            message = contract.server_message(frame.json())
             if skip_events and "seq" in message and message.get("type") != "snapshot":
                 continue
             return message

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import websocket  # websocket-client
 
-from testkit import REPO_ROOT, herald_binary, wait_for
+from testkit import REPO_ROOT, contract, herald_binary, wait_for
 from test_nginx import NGINX, Nginx
 
 
@@ -54,7 +54,7 @@ def test_three_nodes_behind_nginx_need_no_sticky_sessions(herald_factory, redis_
         for _ in range(6):
             socket = websocket.create_connection(f"wss://127.0.0.1:{port}/ws", timeout=10, **options)
             viewers.append(socket)
-        snapshots = [json.loads(socket.recv()) for socket in viewers]
+        snapshots = [contract.server_message(socket.recv()) for socket in viewers]
         assert {snapshot["type"] for snapshot in snapshots} == {"snapshot"}
         assert len({snapshot["epoch"] for snapshot in snapshots}) == 1, "one stream, whichever node answered"
         served = {json.loads(subprocess.run(["curl", "-sk", f"https://127.0.0.1:{port}/healthz"], capture_output=True,
@@ -66,7 +66,7 @@ def test_three_nodes_behind_nginx_need_no_sticky_sessions(herald_factory, redis_
         job = json.loads(started.stdout)["id"]
         for socket in viewers:
             def ended():
-                message = json.loads(socket.recv())
+                message = contract.server_message(socket.recv())
                 return message.get("type") == "job" and message["job"]["id"] == job and message["job"]["state"] == "succeeded"
             wait_for(ended, what="the search's end on every viewer", interval=0)
             socket.close()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import websocket
 
-from testkit import REPO_ROOT, wait_for
+from testkit import REPO_ROOT, contract, wait_for
 
 
 def example_binary() -> Path:
@@ -60,7 +60,7 @@ def test_the_example_describes_its_kind_for_the_dashboards_start_form(example):
     url = example.stdout.readline().strip()
     stream = websocket.create_connection(url.replace("http://", "ws://") + "ws", timeout=10, origin=url.rstrip("/"))
     try:
-        snapshot = json.loads(stream.recv())
+        snapshot = contract.server_message(stream.recv())
     finally:
         stream.close()
     assert snapshot["type"] == "snapshot", snapshot

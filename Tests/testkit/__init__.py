@@ -12,6 +12,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from . import contract
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -47,13 +49,17 @@ class Herald:
         return self.log_path.read_text()
 
     def request(self, method: str, path: str, body=None, headers=None):
+        """One HTTP request; a REST answer is checked against the OpenAPI document (testkit.contract)."""
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
         request = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method, headers=headers or {})
         try:
             with urllib.request.urlopen(request, timeout=10) as response:
-                return response.status, response.read().decode(), dict(response.headers)
+                status, text, answered = response.status, response.read().decode(), dict(response.headers)
         except urllib.error.HTTPError as error:
-            return error.code, error.read().decode(), dict(error.headers)
+            status, text, answered = error.code, error.read().decode(), dict(error.headers)
+        content_type = next((value for name, value in answered.items() if name.lower() == "content-type"), None)
+        contract.rest_answer(method, path, status, content_type, text)
+        return status, text, answered
 
     def json(self, method: str, path: str, body=None, headers=None):
         status, text, _ = self.request(method, path, body, headers)

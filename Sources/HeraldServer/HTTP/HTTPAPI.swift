@@ -40,6 +40,7 @@ struct HTTPAPI {
             switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, authorizer: authorizer)) {
             case .respond(let response): return .respond(response)
             case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters))
+            case .file(let path): return .file(path)
             }
         }
         if !matches.isEmpty { return .respond(methodNotAllowed(request.method, allowed: matches.map(\.0.method))) }

@@ -26,6 +26,8 @@ struct HTTPEndpoint: Sendable {
     enum Handling {
         case respond(HTTPResponse)
         case ask(EngineRequest)
+        /// A file of the dashboard's folder, read off the service thread like any other.
+        case file(String)
     }
 
     /// The engine's reply to what `handle` asked, and what the hub knows as it is rendered.

@@ -6,6 +6,9 @@ import HeraldEngine
 enum HTTPRoutes {
     static let all: [HTTPEndpoint] = [
         HTTPEndpoint("GET /healthz", handle: { _ in .ask(.statistics) }, render: health),
+        // The REST API's own description (docs/api.md). It lives in the dashboard's folder, so the server
+        // finds it wherever it finds the dashboard: the checkout's Public/ or the installed share/herald/Public.
+        HTTPEndpoint("GET /api/openapi.json", handle: { _ in .file("/openapi.json") }),
         HTTPEndpoint(
             "GET /metrics", handle: { _ in .ask(.metrics) },
             render: { answer in
