@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// A matching line as a part found it: its number counted from the part's first line.
 struct FoundLine: Sendable {
@@ -50,6 +51,10 @@ final class SearchMerge: Sendable {
     private let context: JobContext
     private let state: Protected<State>
     private let emitting = Protected<Void>(())
+    /// Whether the batch holds anything: written under `state`'s lock, read without it by `emit`,
+    /// which the stripes call after every chunk, so that a chunk with nothing to stream takes no
+    /// lock. A stale `false` only delays a batch to the next chunk's call.
+    private let hasBatch = Atomic<Bool>(false)
 
     init(parts: [SearchPart], files: [SearchFile], cap: Int, context: JobContext) {
         self.parts = parts
@@ -95,7 +100,7 @@ final class SearchMerge: Sendable {
     func emit(force: Bool = false) {
         if force {
             emitting.withLock { _ in emitReady(force: true) }
-        } else {
+        } else if hasBatch.load(ordering: .relaxed) {
             emitting.withLockIfAvailable { _ in emitReady(force: false) }
         }
     }
@@ -111,6 +116,7 @@ final class SearchMerge: Sendable {
                 guard due || state.batch.count >= Self.batchSize else { return nil }
                 let taken = Array(state.batch.prefix(Self.batchSize))
                 state.batch.removeFirst(taken.count)
+                if state.batch.isEmpty { hasBatch.store(false, ordering: .relaxed) }
                 state.since = DispatchTime.now().uptimeNanoseconds
                 return taken
             }
@@ -128,6 +134,7 @@ final class SearchMerge: Sendable {
             state.batch.append(["file": .string(file), "line": .int(Int64(state.firstLine + found.line - 1)), "text": .string(found.text)])
         }
         state.kept += min(room, lines.count)
+        hasBatch.store(true, ordering: .relaxed)
     }
 
     /// Cuts each waiting part's list to what can still be kept after the matches known to come
