@@ -142,6 +142,9 @@ final class SearchScan: Sendable {
         }
         let firstOwned = position - Int64(carry) - Int64(got)  // Where the part's first line starts.
         var offset = firstOwned  // Where in the file the next chunk starts (its carried bytes included).
+        // The last chunk start whose line number is known: a later match counts from there, so the
+        // bytes read again to count lines add up to at most the part, however many matches it has.
+        var mark = (offset: firstOwned, line: 1)
         var atEnd = part.start == 0 && got < sniff
         var owned: Int64 = 0
         while true {
@@ -167,7 +170,9 @@ final class SearchScan: Sendable {
             if end > 0 {
                 let text = UnsafeRawBufferPointer(start: buffer.base, count: end)
                 let known = line
-                line = matcher.scan(text, firstLine: known ?? Self.lineNumber(at: offset, from: firstOwned, in: descriptor, buffer)) {
+                line = matcher.scan(
+                    text, firstLine: known ?? mark.line - 1 + Self.lineNumber(at: offset, from: mark.offset, in: descriptor, buffer)
+                ) {
                     text, number in
                     count += 1
                     if count <= cap { found.append(FoundLine(line: number, text: Self.excerpt(text))) }
@@ -175,6 +180,7 @@ final class SearchScan: Sendable {
                 if line == nil, part.countsEveryLine, let known { line = known + LineMatcher.countNewlines(buffer.base, end) }
             }
             offset += Int64(end)
+            if let line { mark = (offset, line) }
             owned += Int64(end)
             context.progress.add(Int64(end))
             carry = filled - end
