@@ -12,10 +12,10 @@ struct FoundLine: Sendable {
 ///
 /// The part in order next (the head) hands its matches over while it scans (`offer`), so a large
 /// file streams as it is read; a part that finishes ahead of the head waits here (`finish`) until the
-/// head reaches it. Only the first `cap` matches in order are kept, so a waiting part keeps at most
-/// `cap` less the matches known to come before it, and its list is cut again when an earlier part
-/// finishes: all waiting parts together hold at most `cap` matches (plus a few words of counts per
-/// waiting part), the head's batch at most `cap`, and each part still scanning at most `cap`.
+/// head reaches it. Only the first `cap` matches in order are kept, so once the waiting parts hold
+/// more than `cap` lines, each is cut to `cap` less the matches known to come before it: the waiting
+/// parts hold at most twice `cap` matches (plus a few words of counts per waiting part), the batch
+/// at most `cap`, and each part still scanning at most `cap`.
 ///
 /// Threads: `offer`, `finish` and `emit` run on the search's threads (any of them), the final
 /// `emit(force:)` on the job's worker thread after they ended. `state` is behind its mutex;
@@ -38,6 +38,8 @@ final class SearchMerge: Sendable {
         /// The number of the head's first line in its file.
         var firstLine = 1
         var waiting: [Int: Waiting] = [:]
+        /// The lines the waiting parts hold, in all.
+        var waitingLines = 0
         /// Matches put in a batch so far, at most `cap`.
         var kept = 0
         var batch: [JSONValue] = []
@@ -81,14 +83,16 @@ final class SearchMerge: Sendable {
     func finish(_ part: Int, lines: [FoundLine], found: Int, newlines: Int) {
         state.withLock { state in
             state.waiting[part] = Waiting(lines: lines, found: found, newlines: newlines)
+            state.waitingLines += lines.count
             while let done = state.waiting.removeValue(forKey: state.head) {
+                state.waitingLines -= done.lines.count
                 append(done.lines, of: state.head, to: &state)
                 let next = state.head + 1
                 let sameFile = next < parts.count && parts[next].file == parts[state.head].file
                 state.firstLine = sameFile ? state.firstLine + done.newlines : 1
                 state.head = next
             }
-            trimWaiting(&state)
+            if state.waitingLines > cap { trimWaiting(&state) }
         }
     }
 
@@ -138,14 +142,18 @@ final class SearchMerge: Sendable {
     }
 
     /// Cuts each waiting part's list to what can still be kept after the matches known to come
-    /// before it. Under `state`'s lock; a walk over the waiting parts, few unless one part is slow.
+    /// before it: then the waiting parts hold at most `cap` lines. Under `state`'s lock; a sorted
+    /// walk over the waiting parts, so it runs only once they hold more than `cap` lines (never in
+    /// a search whose matches stay under the cap), and leaves them at most `cap`.
     private func trimWaiting(_ state: inout State) {
-        guard !state.waiting.isEmpty else { return }
         var before = state.kept
+        var held = 0
         for part in state.waiting.keys.sorted() {
             let room = max(0, cap - before)
-            if state.waiting[part]!.lines.count > room { state.waiting[part]!.lines.removeLast(state.waiting[part]!.lines.count - room) }
+            state.waiting[part]!.lines = Array(state.waiting[part]!.lines.prefix(room))
+            held += state.waiting[part]!.lines.count
             before += state.waiting[part]!.found
         }
+        state.waitingLines = held
     }
 }
