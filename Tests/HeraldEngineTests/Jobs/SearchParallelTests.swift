@@ -86,23 +86,16 @@ final class SearchParallelTests: XCTestCase {
         XCTAssertEqual(parts.map(\.file), parts.map(\.file).sorted())
     }
 
-    /// A sink that holds the first batch until the test has cancelled the job, so the cancel lands
-    /// while every thread is mid-corpus, whatever the machine's speed.
-    private final class HoldingSink: JobEventSink {
-        let arrived = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        private let first = Locked(true)
+    /// A sink that cancels the job when the first batch arrives, on the thread that streams it: the
+    /// cancel lands while every other thread is mid-corpus, with no wait for the test's thread to
+    /// wake up.
+    private final class CancellingSink: JobEventSink {
+        let context = Locked<JobContext?>(nil)
         let items = Locked<[JSONValue]>([])
 
         func results(job: JobID, items: [JSONValue]) {
             self.items.withLock { $0.append(contentsOf: items) }
-            guard
-                first.withLock({ isFirst in
-                    defer { isFirst = false }; return isFirst
-                })
-            else { return }
-            arrived.signal()
-            release.wait()
+            context.withLock { $0 }?.requestCancel()
         }
         func news(job: JobID, headlines: [String]) {}
         func log(job: JobID, lines: [LogLine], skipped: Int, first: Int) {}
@@ -111,25 +104,26 @@ final class SearchParallelTests: XCTestCase {
 
     func testCancelStopsEveryThread() throws {
         let directory = makeTemporaryDirectory()
-        // The first file matches on every line, so a batch goes out at once; then 32 files of 256 KiB
+        // The first file matches on every line, so a batch goes out at once; then 64 files of 256 KiB
         // where every 16th byte is a candidate that fails (slow on purpose), in parts of 16 KiB.
         var files: [SearchFile] = []
         let matching = String(repeating: "a qz-Needle line\n", count: 200)
         let slowLine = String(String(repeating: "qzaaaaaaaaaaaaaa", count: 8).dropLast()) + "\n"
         let slow = String(repeating: slowLine, count: 2048)
-        for (index, text) in ([matching] + Array(repeating: slow, count: 32)).enumerated() {
+        for (index, text) in ([matching] + Array(repeating: slow, count: 64)).enumerated() {
             let url = directory.url.appendingPathComponent("f\(index).txt")
             try Data(text.utf8).write(to: url)
             files.append(SearchFile(path: url.path, relative: "f\(index).txt", size: Int64(text.utf8.count)))
         }
         let listed = files.reduce(Int64(0)) { $0 + $1.size }
-        let sink = HoldingSink()
+        let sink = CancellingSink()
         let environment = JobEnvironment(
             searchRoot: directory.url, dataDirectory: directory.url, newsSource: NewsSource(probability: 0, seed: 1), maxSearchResults: 1000
         )
         let context = JobContext(
             record: JobRecord(id: JobID("j-cancel"), kind: .search, params: [:], createdAt: 0), environment: environment,
             progress: ProgressReporter {}, sink: sink)
+        sink.context.withLock { $0 = context }
         let scan = SearchScan(
             context: context, matcher: LineMatcher(query: "qz-needle", caseSensitive: false), files: files, threads: 4,
             partBytes: 16 << 10, bytesPerThread: 1)
@@ -139,10 +133,8 @@ final class SearchParallelTests: XCTestCase {
             scan.scanAll()
             ended.signal()
         }
-        XCTAssertEqual(sink.arrived.wait(timeout: .now() + 60), .success, "no batch")
-        context.requestCancel()
-        sink.release.signal()
         XCTAssertEqual(ended.wait(timeout: .now() + 60), .success, "the threads did not stop")
+        XCTAssertTrue(context.isCancelled, "no batch came")
         scan.flush()
         guard case .int(let bytes) = scan.summary["bytes"] else { return XCTFail("no bytes in \(scan.summary)") }
         XCTAssertLessThan(bytes, listed / 2, "the threads stopped early")
