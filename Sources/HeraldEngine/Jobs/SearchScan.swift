@@ -94,10 +94,11 @@ final class SearchScan: Sendable {
     /// Thread: a stripe's thread.
     func scanStripe() {
         let buffer = ScanBuffer(capacity: bufferSize)
+        let folders = SearchFolderCache()
         while !context.isCancelled {
             let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < parts.count else { return }
-            scan(index, buffer)
+            scan(index, buffer, folders)
             merge.emit()
         }
     }
@@ -117,7 +118,7 @@ final class SearchScan: Sendable {
     /// reads the part again up to its chunk to count them), every chunk after it; and every chunk of
     /// a part whose count the next part of the file needs (`SearchPart.countsEveryLine`). Thread: a
     /// stripe's thread.
-    private func scan(_ index: Int, _ buffer: ScanBuffer) {
+    private func scan(_ index: Int, _ buffer: ScanBuffer, _ folders: SearchFolderCache) {
         let part = parts[index]
         let file = files[part.file]
         var found: [FoundLine] = []
@@ -125,7 +126,7 @@ final class SearchScan: Sendable {
         var line: Int? = 1  // The number (from the part's first line) of the line the next chunk starts with.
         defer { merge.finish(index, lines: found, found: count, newlines: (line ?? 1) - 1) }
         // O_NOFOLLOW: a file swapped for a symlink since the listing is not followed either.
-        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
+        let descriptor = folders.open(file)
         guard descriptor >= 0 else { return adjustTotal(-part.listedBytes) }
         defer { close(descriptor) }
         var info = stat()
