@@ -1,5 +1,4 @@
 import Foundation
-import HeraldEngine
 
 @testable import HeraldEngine
 
