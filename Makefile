@@ -15,10 +15,12 @@ ARGS ?=
 # `openssl` makes the throwaway certificates of the TLS tests. `libhiredis-dev` is the C client under
 # HeraldRedis; `redis-server` is started on a free loopback port by the Redis tests (Swift and Python).
 # `eslint` and `node-typescript` check the dashboard's JavaScript (lint-js). `lua-check` is luacheck,
-# which the Swift tests run on every cluster Lua script (ClusterScriptTests). `croniter` (PyPI) is the
-# independent cron calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against.
+# which the Swift tests run on every cluster Lua script (ClusterScriptTests). `ripgrep` is the oracle the
+# search's matches are compared with (SearchRipgrepOracleTests). `croniter` (PyPI) is the independent cron
+# calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
+# time zone database schedules' zones come from.
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).

@@ -48,6 +48,7 @@ def main(path):
     machine, machine_end = {}, {}
     runs = defaultdict(list)  # (server, scenario, client) -> [result]
     single = {}  # (server, scenario) -> result, for the scenarios without a load client
+    searches = []  # every search corpus's result, in the order run
     steals = []  # the hypervisor's steal time during each load-client run, percent of the machine
     with open(path) as f:
         for line in f:
@@ -64,6 +65,8 @@ def main(path):
             runs[(record["server"], record["scenario"], record.get("client", "raw"))].append(record["result"])
             if "steal_pct" in record:
                 steals.append(record["steal_pct"])
+            if record["scenario"] == "search":
+                searches.append(record["result"])
             single[(record["server"], record["scenario"])] = record["result"]
 
     def m(server, scenario, field, client):
@@ -99,10 +102,14 @@ def main(path):
     servers = [s for s in SERVERS if any(k[0] == s for k in runs)]
 
     # Search
-    search = single.get(("herald", "search"))
-    if search:
-        out.append("### Search: {:.0f} MB corpus, warm cache, median of {} runs".format(search["corpus_bytes"] / 1e6, search["runs"]))
+    for search in searches:
+        shape = " ({:,} files of {:,} KB)".format(search["files"], search["file_bytes"] // 1000) if "files" in search else ""
+        out.append("### Search: {:.0f} MB corpus{}, warm cache, median of {} runs".format(
+            search["corpus_bytes"] / 1e6, shape, search["runs"]))
         out.append("")
+        if "threads" in search:
+            out.append("N threads: {}.".format(search["threads"]))
+            out.append("")
         out.append("| tool | median s | job's own s (startedAt→finishedAt) | MB/s | matches | time vs Herald |")
         out.append("|---|---:|---:|---:|---:|---:|")
         for row in search["rows"]:

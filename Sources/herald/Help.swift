@@ -48,6 +48,8 @@ enum Help {
           --workers N              jobs running at once (default: the number of cores)
           --search-limit N         searches at once; more are refused as busy (default 1)
           --max-results N          search matches kept per job (default 1000)
+          --search-threads N       threads one search scans on, 1 to 64; matches come in file and line
+                                   order whatever N (default: the number of cores, at most 16)
           --kept-results-bytes N   bytes of kept matches (as JSON) in all; past it the oldest finished jobs'
                                    matches are dropped, the jobs stay (default 4194304)
           --sort-cache-bytes N     bytes of sort data (numbers-*.bin, sorted-*.bin) kept in the data dir;

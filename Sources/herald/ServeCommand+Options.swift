@@ -18,6 +18,8 @@ extension ServeCommand {
         var cluster: ClusterSettings?
         /// `--heap-trim-interval SECONDS`: how often free heap memory goes back to the kernel; 0: never.
         var heapTrimSeconds = 30.0
+        /// `--search-threads N`: the most threads one search scans on.
+        var searchThreads = SearchRunner.defaultThreads
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -66,6 +68,7 @@ extension ServeCommand {
             if let searches = try arguments.integer("search-limit", in: 1...64) {
                 engine.kindLimits[.search] = EngineConfiguration.KindLimit(maxConcurrent: searches, refuseWhenBusy: true)
             }
+            searchThreads = try arguments.integer("search-threads", in: 1...SearchRunner.maxThreads) ?? searchThreads
             engine.progressEventsPerSecond = try arguments.number("progress-rate", in: 0.1...1000) ?? engine.progressEventsPerSecond
             engine.eventLogSize = try arguments.integer("event-log-size", in: 1...10_000_000) ?? engine.eventLogSize
             engine.eventLogBytes = try arguments.integer("event-log-bytes", in: 4096...(1 << 40)) ?? engine.eventLogBytes

@@ -14,7 +14,7 @@ enum ServeCommand {
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
-        "heap-trim-interval", "sort-cache-bytes",
+        "heap-trim-interval", "sort-cache-bytes", "search-threads",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -52,7 +52,7 @@ enum ServeCommand {
         let logger = Logger(level: options.server.logLevel)
         defer { logger.flush() }
         let inbox = DeliveryInbox()
-        var runners = JobCatalog.standardRunners()
+        var runners = JobCatalog.standardRunners(searchThreads: options.searchThreads)
         var engineConfiguration = options.engine
         engineConfiguration.schedules = schedules
         // A cluster node's viewers resume from its view of the shared stream, which keeps

@@ -58,6 +58,10 @@ def test_bad_usage_exits_2_with_a_message():
     for value in ("-1", "1G"):
         result = herald_cli("serve", "--sort-cache-bytes", value)
         assert result.stderr.strip().splitlines()[0].endswith(f'--sort-cache-bytes must be a whole number from 0 to {1 << 50}, not "{value}"'), result.stderr
+    for value in ("0", "65", "two"):
+        result = herald_cli("serve", "--search-threads", value)
+        assert result.returncode == 2 and "--search-threads must be a whole number from 1 to 64" in result.stderr, result.stderr
+    assert "--search-threads N" in herald_cli("serve", "--help").stdout
     for args in (["bogus", "--help"], ["srve"], ["wacth", "ws://127.0.0.1:1/ws"]):
         result = herald_cli(*args)
         assert result.returncode == 2 and result.stdout == "", (args, result.stdout)

@@ -1,7 +1,8 @@
 /// The job kinds a server offers. The benchmark-only `ticker` lives in `HeraldBench`; the
 /// dispatcher refuses it unless `EngineConfiguration.enableTicker` is set.
 public enum JobCatalog {
-    public static func standardRunners() -> [any JobRunner] {
-        [SearchRunner(), SortRunner(), FetchRunner()]
+    /// `searchThreads`: the most threads one search scans on (`--search-threads`).
+    public static func standardRunners(searchThreads: Int = SearchRunner.defaultThreads) -> [any JobRunner] {
+        [SearchRunner(threads: searchThreads), SortRunner(), FetchRunner()]
     }
 }

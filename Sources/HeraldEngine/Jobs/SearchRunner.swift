@@ -6,7 +6,9 @@ import Foundation
 /// Params: `query` (string, 1–1024 UTF-8 bytes, one line), `caseSensitive` (bool, default false;
 /// ignoring case folds ASCII letters only, see `LineMatcher`), `path` (optional folder relative to
 /// the root; normalised to its real relative path, omitted for the root itself).
-/// Results: batches of `{"file", "line", "text"}`, at most `environment.maxSearchResults` items.
+/// Results: batches of `{"file", "line", "text"}` in file order (the listing's: names sorted by
+/// bytes, folder by folder), then line order, at most `environment.maxSearchResults` items: the first
+/// ones in that order, whatever the number of threads.
 /// Summary: `{"matches": all matching lines, even past the cap, "files": text files scanned,
 /// "bytes": bytes scanned, "capped": whether matches went past the cap}`.
 /// Skipped: hidden names, the data directory, symlinks, non-regular files, and binary files (a NUL
@@ -14,10 +16,20 @@ import Foundation
 public struct SearchRunner: JobRunner {
     public let kind = JobKind.search
     static let maxQueryBytes = 1024
-    /// Below this many files per thread, extra threads cost more than they bring.
-    static let filesPerStripe = 4
+    /// The most threads one search scans on (`--search-threads`).
+    public static let maxThreads = 64
+    /// The default's bound: scanning is mostly the kernel's copy from the page cache, which stops
+    /// gaining from more threads long before a large machine runs out of cores.
+    public static let defaultThreadCap = 16
+    /// The active processor count, at most `defaultThreadCap`.
+    public static var defaultThreads: Int { max(1, min(defaultThreadCap, ProcessInfo.processInfo.activeProcessorCount)) }
 
-    public init() {}
+    /// The most threads one search scans on; 1 scans on the job's worker thread alone.
+    public let threads: Int
+
+    public init(threads: Int = SearchRunner.defaultThreads) {
+        self.threads = max(1, min(Self.maxThreads, threads))
+    }
 
     /// Thread: the dispatcher queue (it stats the `path` folder: a few syscalls).
     public func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
@@ -43,8 +55,8 @@ public struct SearchRunner: JobRunner {
         return normalised
     }
 
-    /// Thread: the job's worker thread lists the files, then `DispatchQueue.concurrentPerform` runs
-    /// the scan on up to one thread per core; this thread waits for them, then streams the rest.
+    /// Thread: the job's worker thread lists the files, then scans on up to `threads` threads, itself
+    /// one of them (`SearchScan.scanAll`); after they ended it streams the rest.
     public func run(_ context: JobContext) throws -> JSONObject {
         guard let query = context.params["query"]?.stringValue, !query.isEmpty else { throw JobFailure("query: is missing") }
         let caseSensitive = context.params["caseSensitive"]?.boolValue ?? false
@@ -58,14 +70,11 @@ public struct SearchRunner: JobRunner {
         let files = try SearchTree.list(place, excluding: excluded, context: context)
         try context.checkCancelled()
 
-        let scan = SearchScan(context: context, matcher: LineMatcher(query: query, caseSensitive: caseSensitive), files: files)
-        let stripes = max(1, min(ProcessInfo.processInfo.activeProcessorCount, files.count / Self.filesPerStripe))
-        if stripes == 1 {
-            scan.scanStripe()
-        } else {
-            DispatchQueue.concurrentPerform(iterations: stripes) { _ in scan.scanStripe() }
-        }
-        // Matches found before a cancel are still streamed: they are true, and clients may keep them.
+        let scan = SearchScan(
+            context: context, matcher: LineMatcher(query: query, caseSensitive: caseSensitive), files: files, threads: threads)
+        scan.scanAll()
+        // Matches found before a cancel are still streamed (those in order: up to the first part that
+        // did not finish): they are true, and clients may keep them.
         scan.flush()
         try context.checkCancelled()
         return scan.summary

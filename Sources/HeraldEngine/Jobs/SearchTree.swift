@@ -8,6 +8,10 @@ struct SearchFile: Sendable {
     let relative: String
     /// From lstat at listing time; the scan corrects the total if the file changed since.
     let size: Int64
+    /// The index of its folder in the listing, and its name there (the end of `path`), for
+    /// `SearchFolderCache`; -1 and nil: opened by `path`.
+    var folder = -1
+    var name: String?
 }
 
 /// Lists the files a search reads: regular files only, never through a symlink, skipping hidden
@@ -19,7 +23,9 @@ enum SearchTree {
         var files: [SearchFile] = []
         var pending = [`where`.folder]
         let dropped = SearchPath.prefixLength(`where`.root)
+        var folderIndex = -1
         while let folder = pending.popLast() {
+            folderIndex += 1
             try context.checkCancelled()
             guard let stream = opendir(folder) else { continue }  // Unreadable: counts as empty.
             defer { closedir(stream) }
@@ -38,7 +44,8 @@ enum SearchTree {
                     subfolders.append(path)
                 case S_IFREG:
                     let relative = String(decoding: path.utf8.dropFirst(dropped), as: UTF8.self)
-                    files.append(SearchFile(path: path, relative: relative, size: Int64(info.st_size)))
+                    files.append(
+                        SearchFile(path: path, relative: relative, size: Int64(info.st_size), folder: folderIndex, name: name))
                 default:
                     continue  // Symlinks, FIFOs (a read would block), sockets, devices.
                 }

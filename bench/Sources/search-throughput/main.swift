@@ -1,8 +1,9 @@
 // search-throughput: Herald's search against grep -rF and rg -F over the same generated corpus.
 //
-// It writes a deterministic corpus of text files under /tmp (a few hundred MB by default), starts the
-// real release binary (`herald serve --port 0 --search-root CORPUS`), reads the page cache warm, and
-// then for each run: POSTs /api/jobs, polls /api/jobs/ID until the job ends (wall time from the POST
+// It writes a deterministic corpus of text files under /tmp (a few hundred MB by default: 150 KB
+// files, or `--files N --file-kb K`), starts the real release binary twice (`herald serve --port 0
+// --search-root CORPUS`, once with `--search-threads 1`, once with its default or `--threads N`),
+// reads the page cache warm, and then for each run: POSTs /api/jobs, polls /api/jobs/ID until the job ends (wall time from the POST
 // to the answer that says it ended), and also takes the job's own startedAt/finishedAt (ms). grep and
 // rg run on the same files with their output sent to a file (not /dev/null: GNU grep stops at the
 // first match when its output is /dev/null). The corpus is deleted at the end.
@@ -18,6 +19,11 @@ struct Options {
     var runs = 3
     var directory = "/tmp/herald-bench-corpus-\(getpid())"
     var keep = false
+    /// The corpus's shape: this many files of this many KB (1,000 bytes) instead of `megabytes`.
+    var files: Int?
+    var fileKB = 150
+    /// `--search-threads` of the parallel server; nil: its default (the cores).
+    var threads: Int?
 
     init(_ argv: [String]) {
         var index = 1
@@ -33,8 +39,13 @@ struct Options {
             case "--runs": runs = max(1, Int(value()) ?? runs)
             case "--dir": directory = value()
             case "--keep": keep = true
+            case "--files": files = Int(value()).map { max(1, $0) }
+            case "--file-kb": fileKB = max(1, Int(value()) ?? fileKB)
+            case "--threads": threads = Int(value()).map { max(1, $0) }
             case "--help", "-h":
-                print("usage: search-throughput --herald PATH [--mb 300] [--runs 3] [--dir /tmp/…] [--keep]")
+                print(
+                    "usage: search-throughput --herald PATH [--mb 300 | --files N --file-kb K] [--threads N] [--runs 3] [--dir /tmp/…] [--keep]"
+                )
                 exit(0)
             default: fail("unknown argument \(argv[index])")
             }
@@ -68,9 +79,9 @@ func median(_ values: [Double]) -> Double {
 
 let needle = "quixotic-needle"
 
-/// 20 folders × N files of ~150 KB: lines of words, a needle on about one line in 20,000.
-/// Returns the number of lines that hold the needle.
-func makeCorpus(at root: String, megabytes: Int) -> Int {
+/// 20 folders (fewer when there are fewer files) × N files of `fileSize` bytes and a line: lines of
+/// words, a needle on about one line in 20,000. Returns the number of lines that hold the needle.
+func makeCorpus(at root: String, files: Int, fileSize: Int) -> Int {
     let words = [
         "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima",
         "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform", "victor", "whiskey",
@@ -83,8 +94,6 @@ func makeCorpus(at root: String, megabytes: Int) -> Int {
         state ^= state << 17
         return state
     }
-    let fileSize = 150 * 1024
-    let files = max(1, (megabytes << 20) / fileSize)
     let needleBytes = Array(needle.utf8)
     var planted = 0
     var buffer: [UInt8] = []
@@ -218,34 +227,47 @@ try? FileManager.default.removeItem(atPath: root)
 let corpus = "\(root)/corpus"
 try? FileManager.default.createDirectory(atPath: corpus, withIntermediateDirectories: true)
 let generationStarted = monotonicSeconds()
-let planted = makeCorpus(at: corpus, megabytes: options.megabytes)
+let fileSize = options.files == nil ? 150 * 1024 : options.fileKB * 1000
+let fileCount = options.files ?? max(1, (options.megabytes << 20) / fileSize)
+let planted = makeCorpus(at: corpus, files: fileCount, fileSize: fileSize)
 note(
     String(
-        format: "corpus: %d MB in %@, %d needle lines, written in %.1f s", options.megabytes, corpus, planted,
+        format: "corpus: %d files of %d KB in %@, %d needle lines, written in %.1f s", fileCount, fileSize / 1000, corpus, planted,
         monotonicSeconds() - generationStarted))
 
-// The server, on a free port; its first stdout line is its URL.
-let server = Process()
-server.executableURL = URL(fileURLWithPath: heraldPath)
-server.arguments = ["serve", "--port", "0", "--search-root", corpus, "--data-dir", "\(root)/data", "--log-level", "error"]
-let serverOut = Pipe()
-server.standardOutput = serverOut
-server.standardError = FileHandle.nullDevice
-do { try server.run() } catch { fail("cannot start \(heraldPath): \(error)") }
-var firstLine = Data()
-while true {
-    let byte = serverOut.fileHandleForReading.readData(ofLength: 1)
-    if byte.isEmpty || byte[0] == 0x0A { break }
-    firstLine.append(byte)
-}
-let url = String(decoding: firstLine, as: UTF8.self)
-guard let port = url.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))) }) else {
-    server.terminate()
-    fail("herald printed \(url)")
+/// A server on a free port (its first stdout line is its URL); returns it and the port.
+func startServer(threads: Int?, data: String) -> (Process, Int) {
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: heraldPath)
+    server.arguments =
+        ["serve", "--port", "0", "--search-root", corpus, "--data-dir", data, "--log-level", "error"]
+        + (threads.map { ["--search-threads", String($0)] } ?? [])
+    let serverOut = Pipe()
+    server.standardOutput = serverOut
+    server.standardError = FileHandle.nullDevice
+    do { try server.run() } catch { fail("cannot start \(heraldPath): \(error)") }
+    var firstLine = Data()
+    while true {
+        let byte = serverOut.fileHandleForReading.readData(ofLength: 1)
+        if byte.isEmpty || byte[0] == 0x0A { break }
+        firstLine.append(byte)
+    }
+    let url = String(decoding: firstLine, as: UTF8.self)
+    guard let port = url.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: CharacterSet(charactersIn: "/"))) }) else {
+        server.terminate()
+        fail("herald printed \(url)")
+    }
+    return (server, port)
 }
 
+// Two servers, one scanning on one thread (the search as it was before it was split over threads),
+// one on several: the flag is a server's, not a job's.
+let (serialServer, serialPort) = startServer(threads: 1, data: "\(root)/data-1")
+let (parallelServer, parallelPort) = startServer(threads: options.threads, data: "\(root)/data-n")
+let threadsLabel = options.threads.map(String.init) ?? "default (\(ProcessInfo.processInfo.activeProcessorCount) cores)"
+
 func cleanUp() {
-    if server.isRunning {
+    for server in [serialServer, parallelServer] where server.isRunning {
         server.terminate()
         server.waitUntilExit()
     }
@@ -253,7 +275,7 @@ func cleanUp() {
 }
 
 /// One search through the API. Returns (wall seconds POST→ended, job seconds finishedAt−startedAt, matches).
-func heraldSearch(caseSensitive: Bool) -> (Double, Double, Int) {
+func heraldSearch(port: Int, caseSensitive: Bool) -> (Double, Double, Int) {
     let body = "{\"kind\":\"search\",\"params\":{\"query\":\"\(needle)\",\"caseSensitive\":\(caseSensitive)}}"
     let started = monotonicSeconds()
     let (status, answer) = http("POST", port: port, path: "/api/jobs", body: body)
@@ -285,7 +307,8 @@ func heraldSearch(caseSensitive: Bool) -> (Double, Double, Int) {
 
 // Warm the page cache (and each tool) once, untimed.
 _ = runTool(["sh", "-c", "find \(corpus) -type f -exec cat {} + > /dev/null"], output: "\(root)/warm.out")
-_ = heraldSearch(caseSensitive: true)
+_ = heraldSearch(port: serialPort, caseSensitive: true)
+_ = heraldSearch(port: parallelPort, caseSensitive: true)
 
 struct Row {
     let name: String
@@ -293,23 +316,30 @@ struct Row {
     var jobSeconds: [Double] = []
     var matches = -1
 }
-var rows: [Row] = [Row(name: "herald (case-sensitive)"), Row(name: "herald (ignore case, default)")]
+var rows: [Row] = [
+    Row(name: "herald 1 thread, case-sensitive"), Row(name: "herald 1 thread, ignore case"),
+    Row(name: "herald N threads, case-sensitive"), Row(name: "herald N threads, ignore case"),
+]
 let grep = which("grep")
 let rg = which("rg")
 if grep != nil { rows.append(Row(name: "grep -rF")) }
-if rg != nil { rows.append(Row(name: "rg -F")) }
+if rg != nil {
+    rows.append(Row(name: "rg -F"))
+    rows.append(Row(name: "rg -F -i"))
+}
 
 for run in 0..<options.runs {
     // Interleave the tools, so that a burst of load from someone else's build hits all of them alike.
-    let (wall, job, matches) = heraldSearch(caseSensitive: true)
-    rows[0].seconds.append(wall)
-    rows[0].jobSeconds.append(job)
-    rows[0].matches = matches
-    let (wall2, job2, matches2) = heraldSearch(caseSensitive: false)
-    rows[1].seconds.append(wall2)
-    rows[1].jobSeconds.append(job2)
-    rows[1].matches = matches2
-    var index = 2
+    var index = 0
+    for port in [serialPort, parallelPort] {
+        for caseSensitive in [true, false] {
+            let (wall, job, matches) = heraldSearch(port: port, caseSensitive: caseSensitive)
+            rows[index].seconds.append(wall)
+            rows[index].jobSeconds.append(job)
+            rows[index].matches = matches
+            index += 1
+        }
+    }
     if grep != nil {
         let (seconds, _, output) = runTool(["grep", "-rF", needle, corpus], output: "\(root)/grep.out")
         rows[index].seconds.append(seconds)
@@ -317,9 +347,13 @@ for run in 0..<options.runs {
         index += 1
     }
     if rg != nil {
-        let (seconds, _, output) = runTool(["rg", "-F", "--no-messages", needle, corpus], output: "\(root)/rg.out")
-        rows[index].seconds.append(seconds)
-        rows[index].matches = output.split(separator: "\n").count
+        // rg's own defaults: a thread per core; no line numbers when its output is not a terminal.
+        for flags in [["-F"], ["-F", "-i"]] {
+            let (seconds, _, output) = runTool(["rg"] + flags + ["--no-messages", needle, corpus], output: "\(root)/rg.out")
+            rows[index].seconds.append(seconds)
+            rows[index].matches = output.split(separator: "\n").count
+            index += 1
+        }
     }
     note("run \(run + 1)/\(options.runs) done")
 }
@@ -340,10 +374,11 @@ let corpusBytes: Double = {
 }()
 cleanUp()
 
-let heraldMedian = median(rows[0].seconds)
+let heraldMedian = median(rows[2].seconds)
+note("\nN threads: \(threadsLabel)")
 var jsonRows: [[String: Any]] = []
 func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: max(width, text.count), withPad: " ", startingAt: 0) }
-note("\n" + pad("tool", 32) + "  median s     job s      MB/s  matches  time vs herald")
+note("\n" + pad("tool", 32) + "  median s     job s      MB/s  matches  time vs herald N, case-sensitive")
 for row in rows {
     let seconds = median(row.seconds)
     let jobSeconds = row.jobSeconds.isEmpty ? Double.nan : median(row.jobSeconds)
@@ -361,7 +396,8 @@ for row in rows {
     jsonRows.append(entry)
 }
 let result: [String: Any] = [
-    "corpus_bytes": corpusBytes, "planted": planted, "runs": options.runs, "rows": jsonRows,
+    "corpus_bytes": corpusBytes, "files": fileCount, "file_bytes": fileSize, "planted": planted, "runs": options.runs,
+    "threads": threadsLabel, "rows": jsonRows,
 ]
 let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys])
 print(String(decoding: data, as: UTF8.self))
