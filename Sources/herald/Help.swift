@@ -32,7 +32,7 @@ enum Help {
           --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
           --outbox-bytes N         a client's own pending replies, above which refusals of its commands are dropped (default 1048576)
           --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
-          --token TOKEN            require this token to start or cancel jobs (or $HERALD_TOKEN)
+          --token TOKEN            require this token to start or cancel jobs and pause, resume or run schedules (or $HERALD_TOKEN)
           --token-file FILE        read the token from FILE
           --tls-cert FILE          PEM certificate: serve https and wss on the same port (with --tls-key)
           --tls-key FILE           PEM private key for --tls-cert
