@@ -99,8 +99,10 @@ enum CommandFuzzCheck {
             precondition(JobID.isWellFormed(job) && offset >= 0 && offset <= Int(Int32.max) && (1...10_000).contains(limit))
         case .auth(let token, _):
             precondition(!token.isEmpty && token.utf8.count <= 1024)
-        case .ping:
+        case .ping, .schedules:
             break
+        case .schedule(let name, _, _):
+            precondition((1...CommandDecoder.maxScheduleNameBytes).contains(name.utf8.count))
         case .hello(let hello):
             precondition(!hello.name.isEmpty && hello.name.utf8.count <= 64 && (1...WorkerHello.maxSlots).contains(hello.slots))
             precondition(!hello.kinds.isEmpty && hello.kinds.count <= WorkerHello.maxKinds)

@@ -11,6 +11,7 @@ enum Help {
           herald logs ID [--follow] [URL] print a job's output (jobs of your own kinds); --follow to its end
           herald jobs check FILE          check a jobs file (your own job kinds) without serving
           herald work --server URL --jobs FILE   run jobs of your own kinds for a server, on this machine
+          herald schedules list [URL]     a server's schedules; pause|resume|run NAME [URL] controls one
           herald schedules next EXPR      when a cron expression (or `every 10m`) fires next
           herald --version
 
@@ -31,7 +32,7 @@ enum Help {
           --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
           --outbox-bytes N         a client's own pending replies, above which refusals of its commands are dropped (default 1048576)
           --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
-          --token TOKEN            require this token to start or cancel jobs (or $HERALD_TOKEN)
+          --token TOKEN            require this token to start or cancel jobs and pause, resume or run schedules (or $HERALD_TOKEN)
           --token-file FILE        read the token from FILE
           --tls-cert FILE          PEM certificate: serve https and wss on the same port (with --tls-key)
           --tls-key FILE           PEM private key for --tls-cert
@@ -108,18 +109,33 @@ enum Help {
     static let schedules = """
         Usage: herald schedules next EXPR [--timezone ZONE] [--after EPOCH] [--count N]
                herald schedules next --batch
+               herald schedules list [--token TOKEN] [--ca FILE] [URL]
+               herald schedules pause|resume|run NAME [--token TOKEN] [--ca FILE] [URL]
 
-        Prints when EXPR fires next, one line per fire time: the local time with its offset
-        (ISO 8601) and epoch seconds. EXPR is a five-field cron expression ("30 2 * * *",
-        "*/15 9-17 * * MON-FRI", "@daily") or an interval ("every 10m", "every 1h30m").
+        A server's schedules (the `schedules` of its jobs file):
+          list              a table: name, rule (cron expression and zone, or interval), paused, the next
+                            run and the last one (its time, outcome and job) in this machine's local time,
+                            and how many occurrences fired, were skipped and were missed
+          pause NAME        no occurrence fires until resumed (kept across the server's restarts)
+          resume NAME       occurrences fire again from now on; prints the next run
+          run NAME          starts the schedule's job now and prints its id
+          --token TOKEN     the server's control token, for pause, resume and run (or $HERALD_TOKEN)
+          --ca FILE         with https/wss: trust the CA certificates in this PEM file instead of the system's
+          URL               the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
+        Exit 0 when done, 1 when the server refused (a schedule it does not have, whose names it
+        lists; a missing token; a kind too busy to start), 2 for bad usage or no connection.
+
+        When an expression fires, without a server:
+          next EXPR         one line per fire time: the local time with its offset (ISO 8601) and epoch
+                            seconds. EXPR is a five-field cron expression ("30 2 * * *",
+                            "*/15 9-17 * * MON-FRI", "@daily") or an interval ("every 10m", "every 1h30m")
           --timezone ZONE   an IANA time zone of the system's tz database (default UTC)
           --after EPOCH     the fire times strictly after this instant, in epoch seconds (default now)
           --count N         how many fire times (default 1)
           --batch           many questions at once: each stdin line EXPR<TAB>ZONE<TAB>EPOCH is answered by
                             one line: the next fire's epoch seconds, "none", or "error: ..."
         Exit 2 and a line naming the field and the bad token when EXPR cannot be read.
-        Listing, pausing, resuming and running the schedules of a jobs file come with the server side
-        of schedules. The syntax, time zones and DST rules: docs/schedules.md.
+        The syntax, time zones, DST rules and how schedules fire: docs/schedules.md.
         """
 
     static let watch = """

@@ -5,15 +5,30 @@ import HeraldEngine
 /// (or `every 10m`) fires, one line per fire time: local ISO-8601 time with its offset, and epoch
 /// seconds. `--batch` answers many questions in one process (for tests and scripts): each stdin line
 /// `EXPR<TAB>ZONE<TAB>AFTER` gets one line, the next fire's epoch seconds, `none`, or `error: …`.
-/// Listing, pausing and running the jobs file's schedules come with the server side.
+/// `list`, `pause`, `resume` and `run` ask a server (`ScheduleControlCommand`).
 enum SchedulesCommand {
+    static let subcommands = ["next"] + ScheduleControlCommand.subcommands
+
+    static let usageText = """
+        Usage: herald schedules next EXPR [--timezone ZONE] [--after EPOCH] [--count N]
+               herald schedules next --batch
+               herald schedules list [--token TOKEN] [--ca FILE] [URL]
+               herald schedules pause|resume|run NAME [--token TOKEN] [--ca FILE] [URL]
+        """
+
     static func run(_ argv: [String]) -> Int32 {
         if argv.first == "--help" || argv.first == "-h" {
             print(Help.schedules)
             return 0
         }
+        if let subcommand = argv.first, ScheduleControlCommand.subcommands.contains(subcommand) {
+            return ScheduleControlCommand.run(subcommand, Array(argv.dropFirst()))
+        }
         guard argv.first == "next" else {
-            return usage(argv.first.map { "unknown schedules command \"\($0)\"; the one there is now is next" } ?? "missing command")
+            let known = subcommands.joined(separator: ", ")
+            return usage(
+                argv.first.map { "unknown schedules command \"\($0)\"; the commands are \(known)" }
+                    ?? "missing command; the commands are \(known)")
         }
         let arguments: Arguments
         do {
@@ -110,8 +125,7 @@ enum SchedulesCommand {
     }
 
     private static func usage(_ problem: String) -> Int32 {
-        FileHandle.standardError.write(
-            Data("herald: \(problem)\nUsage: herald schedules next EXPR [--timezone ZONE] [--after EPOCH] [--count N]\n".utf8))
+        FileHandle.standardError.write(Data("herald: \(problem)\n\(usageText)\n".utf8))
         return 2
     }
 }

@@ -474,6 +474,34 @@ final class StreamHubTests: XCTestCase {
         XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2"), "a bearer token at the handshake authorises")
     }
 
+    func testSchedulesAreListedByAnyoneAndControlledWithTheToken() throws {
+        var harness = Harness { $0.controlToken = "s3cret" }
+        harness.connectLive(1)
+        _ = harness.take()
+        harness.send(1, #"{"type":"schedules","requestId":"l1"}"#)
+        harness.send(1, #"{"type":"schedule","name":"nightly","action":"pause","requestId":"p1"}"#)
+        XCTAssertEqual(asks(harness.take()).map(\.1), [.command(1, type: "schedules", requestId: "l1")], "the pause is refused here")
+        harness.deliver([.answer(.command(1, type: "schedules", requestId: "l1"), .schedules([]))])
+        var messages = harness.written(1).messages
+        XCTAssertEqual(messages.map { $0["type"]?.stringValue }, ["error", "schedules"])
+        XCTAssertEqual(messages[0]["code"], "unauthorized")
+        XCTAssertEqual(messages[0]["requestId"], "p1")
+        XCTAssertEqual(messages[1], ["type": "schedules", "requestId": "l1", "schedules": []])
+
+        harness.send(1, #"{"type":"auth","token":"s3cret"}"#)
+        harness.send(1, #"{"type":"schedule","name":"nightly","action":"run","requestId":"p2"}"#)
+        let requests = asks(harness.take())
+        XCTAssertEqual(requests.map(\.0), [.controlSchedule(name: "nightly", .run)])
+        XCTAssertEqual(requests.map(\.1), [.command(1, type: "schedule", requestId: "p2")])
+        let refusal = EngineError(.notFound, "no schedule \"nightly\"; known: backup")
+        harness.deliver([.answer(.command(1, type: "schedule", requestId: "p2"), .schedule(.failure(refusal)))])
+        messages = harness.written(1).messages
+        XCTAssertEqual(messages.last, ["type": "error", "requestId": "p2", "code": "not_found", "message": .string(refusal.message)])
+        XCTAssertEqual(harness.hub.metrics.commands["schedules/ok"], 1)
+        XCTAssertEqual(harness.hub.metrics.commands["schedule/unauthorized"], 1)
+        XCTAssertEqual(harness.hub.metrics.commands["schedule/not_found"], 1)
+    }
+
     func testCommandFloodIsRateLimited() {
         var harness = Harness {
             $0.commandsPerSecond = 1

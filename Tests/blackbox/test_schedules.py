@@ -1,14 +1,20 @@
 """Schedules fired by a real server (docs/schedules.md): an `every` interval fires once per
 occurrence, `overlap` skip/queue/replace, catch-up after the server was down, pause and resume over
-REST (persisted across a restart), and clear refusals.
+REST (persisted across a restart), and clear refusals; the same over the WebSocket's `schedules` and
+`schedule` commands, and `herald schedules list|pause|resume|run`.
 """
 
 import json
+import os
+import subprocess
 import time
+from datetime import datetime
+from zoneinfo import ZoneInfo
 
 import pytest
+import websocket
 
-from testkit import Herald, wait_for
+from testkit import Herald, contract, herald_binary, wait_for
 
 
 def jobs_file(tmp_path, schedules, sleep=0.0):
@@ -173,3 +179,122 @@ def test_two_cluster_nodes_fire_each_occurrence_once_also_when_one_is_killed(tmp
     finally:
         first.stop()
         second.stop()
+
+
+# Neither rule comes due while a test runs (but once in years, in the very second): 02:30 on the 29th
+# of February, and every 366 days counted from 1970 (such as 2026-02-12 and 2027-02-13).
+RARE = {"leap": {"kind": "nap", "cron": "30 2 29 2 *", "timezone": "Europe/Berlin"},
+        "yearly": {"kind": "nap", "every": "366d"}}
+
+
+def herald_cli(*args, env=None):
+    return subprocess.run([str(herald_binary()), *args], capture_output=True, text=True, timeout=30,
+                          env=None if env is None else {**os.environ, **env})
+
+
+def local(millis, zone):
+    """What the CLI prints for an epoch-ms instant in `zone`, computed by Python's zoneinfo."""
+    return datetime.fromtimestamp(millis // 1000, ZoneInfo(zone)).isoformat()
+
+
+def table(stdout):
+    """`herald schedules list`'s rows by name: the columns split on runs of two or more spaces."""
+    lines = stdout.splitlines()
+    header = lines[0].split()
+    assert header == ["NAME", "RULE", "PAUSED", "NEXT", "FIRED", "SKIPPED", "MISSED", "LAST"], lines[0]
+    starts = [lines[0].index(name) for name in header]
+    rows = {}
+    for line in lines[1:]:
+        cells = [line[start:end].strip() for start, end in zip(starts, starts[1:] + [len(line)])]
+        rows[cells[0]] = dict(zip(header, cells))
+    return rows
+
+
+def test_herald_schedules_lists_pauses_resumes_and_runs_with_the_token(tmp_path):
+    server = Herald("--jobs", str(jobs_file(tmp_path, RARE)), "--token", "s3cret", root=tmp_path)
+    try:
+        listed = herald_cli("schedules", "list", server.url, env={"TZ": "America/New_York"})
+        assert listed.returncode == 0, listed.stderr
+        rows = table(listed.stdout)
+        assert list(rows) == ["leap", "yearly"], listed.stdout
+        rest = schedules(server)
+        assert rows["leap"]["RULE"] == "30 2 29 2 * (Europe/Berlin)" and rows["yearly"]["RULE"] == "every 366d"
+        for name in rows:
+            assert rows[name]["PAUSED"] == "no" and rows[name]["LAST"] == "-", listed.stdout
+            assert (rows[name]["FIRED"], rows[name]["SKIPPED"], rows[name]["MISSED"]) == ("0", "0", "0")
+            assert rows[name]["NEXT"] == local(rest[name]["next"], "America/New_York"), "the next run in local time"
+        assert rows["leap"]["NEXT"][4:] == "-02-28T20:30:00-05:00", "02:30 on the 29th in Berlin is 20:30 the day before in New York"
+
+        refused = herald_cli("schedules", "pause", "leap", server.ws)
+        assert refused.returncode == 1 and "unauthorized" in refused.stderr, refused
+        assert schedules(server)["leap"]["paused"] is False, "refused without the token"
+
+        paused = herald_cli("schedules", "pause", "leap", "--token", "s3cret", server.ws)
+        assert paused.returncode == 0 and paused.stdout == "leap: paused\n", paused
+        assert schedules(server)["leap"]["paused"] is True and schedules(server)["leap"]["next"] is None
+        row = table(herald_cli("schedules", "list", server.ws).stdout)["leap"]
+        assert (row["PAUSED"], row["NEXT"]) == ("yes", "-"), row
+
+        resumed = herald_cli("schedules", "resume", "leap", server.url, env={"HERALD_TOKEN": "s3cret", "TZ": "UTC"})
+        assert resumed.returncode == 0, resumed
+        after = schedules(server)["leap"]
+        assert after["paused"] is False and resumed.stdout == f"leap: resumed; next {local(after['next'], 'UTC')}\n", resumed
+
+        ran = herald_cli("schedules", "run", "yearly", "--token", "s3cret", server.ws)
+        assert ran.returncode == 0, ran
+        job = ran.stdout.strip()
+        assert server.json("GET", f"/api/jobs/{job}")[1]["startedBy"] == "schedule:yearly"
+        status = schedules(server)["yearly"]
+        assert status["fired"] == 1 and status["last"]["job"] == job, status
+        row = table(herald_cli("schedules", "list", server.ws, env={"TZ": "UTC"}).stdout)["yearly"]
+        assert row["FIRED"] == "1" and row["LAST"].startswith(local(status["last"]["at"], "UTC")) and row["LAST"].endswith(job), row
+
+        unknown = herald_cli("schedules", "run", "nightly", "--token", "s3cret", server.ws)
+        assert unknown.returncode == 1 and unknown.stdout == "", unknown
+        assert 'no schedule "nightly"; known: leap, yearly' in unknown.stderr, unknown.stderr
+    finally:
+        server.stop()
+    gone = herald_cli("schedules", "list", server.ws)
+    assert gone.returncode == 2 and "cannot connect" in gone.stderr, gone
+
+
+def test_a_server_without_schedules_lists_none(tmp_path):
+    server = Herald(root=tmp_path)
+    try:
+        listed = herald_cli("schedules", "list", server.ws)
+        assert listed.returncode == 0 and listed.stdout == "no schedules: the server's jobs file declares none\n", listed
+        refused = herald_cli("schedules", "pause", "any", server.ws)
+        assert refused.returncode == 1 and "the jobs file declares none" in refused.stderr, refused
+    finally:
+        server.stop()
+
+
+def test_the_websocket_commands_answer_as_rest_does(tmp_path):
+    server = Herald("--jobs", str(jobs_file(tmp_path, RARE)), "--token", "s3cret", root=tmp_path)
+    viewer = websocket.create_connection(server.ws, timeout=10)
+    try:
+        def ask(command):
+            viewer.send(json.dumps(command))
+            while True:
+                message = contract.server_message(viewer.recv())
+                if message.get("requestId") == command.get("requestId"):
+                    return message
+
+        assert contract.server_message(viewer.recv())["type"] == "snapshot"
+        listed = ask({"type": "schedules", "requestId": "l1"})
+        assert listed["type"] == "schedules" and listed["schedules"] == server.json("GET", "/api/schedules")[1]["schedules"]
+
+        refused = ask({"type": "schedule", "name": "leap", "action": "pause", "requestId": "p1"})
+        assert refused["type"] == "error" and refused["code"] == "unauthorized", refused
+        bad = ask({"type": "schedule", "name": "leap", "action": "explode", "requestId": "p2"})
+        assert bad["code"] == "bad_request" and bad["message"] == "action: must be one of pause, resume, run", bad
+
+        assert ask({"type": "auth", "token": "s3cret", "requestId": "a"})["type"] == "accepted"
+        paused = ask({"type": "schedule", "name": "leap", "action": "pause", "requestId": "p3"})
+        assert paused["type"] == "schedule" and paused["schedule"]["paused"] is True
+        assert paused["schedule"] == schedules(server)["leap"]
+        missing = ask({"type": "schedule", "name": "nope", "action": "run", "requestId": "p4"})
+        assert missing["code"] == "not_found" and "known: leap, yearly" in missing["message"], missing
+    finally:
+        viewer.close()
+        server.stop()

@@ -48,10 +48,17 @@ def test_bad_expressions_and_usage_exit_2_with_one_line():
         result = herald("schedules", *args)
         assert result.returncode == 2 and result.stdout == "", (args, result)
         assert result.stderr.splitlines() == [result.stderr.splitlines()[0]] and result.stderr.startswith(expected), (args, result.stderr)
-    for args in (["list"], [], ["next"], ["next", "* * * * *", "--count", "0"], ["next", "--batch", "x"]):
+    for args in (["lst"], [], ["next"], ["next", "* * * * *", "--count", "0"], ["next", "--batch", "x"], ["pause"],
+                 ["run", "a", "ws://127.0.0.1:1/ws", "extra"], ["list", "--colour"]):
         result = herald("schedules", *args)
-        assert result.returncode == 2 and "Usage: herald schedules next" in result.stderr, (args, result.stderr)
-    assert "Usage: herald schedules next" in herald("schedules", "--help").stdout
+        assert result.returncode == 2 and result.stdout == "", (args, result)
+        assert "Usage: herald schedules next" in result.stderr and "herald schedules list" in result.stderr, (args, result.stderr)
+    unknown = herald("schedules", "lst").stderr
+    assert unknown.startswith('herald: unknown schedules command "lst"; the commands are next, list, pause, resume, run\n'), unknown
+    assert "pause needs a schedule's NAME" in herald("schedules", "pause").stderr
+    for args in (["--help"], ["list", "--help"], ["run", "--help"]):
+        text = herald("schedules", *args).stdout
+        assert "Usage: herald schedules next" in text and "herald schedules pause|resume|run NAME" in text, (args, text)
 
 
 def test_batch_answers_each_line_in_order():

@@ -6,6 +6,10 @@ public enum Command: Sendable, Equatable {
     case page(job: String, offset: Int, limit: Int, requestId: String?)
     case ping
     case auth(token: String, requestId: String?)
+    /// The schedules and where each stands, as `GET /api/schedules` answers (docs/schedules.md).
+    case schedules(requestId: String?)
+    /// Pause, resume or run one schedule (with the control token, as a start needs).
+    case schedule(name: String, action: ScheduleAction, requestId: String?)
     /// A worker introduces itself (docs/workers.md).
     case hello(WorkerHello)
     /// A worker's report or beat (docs/workers.md).
@@ -20,6 +24,8 @@ public enum Command: Sendable, Equatable {
         case .page: return "page"
         case .ping: return "ping"
         case .auth: return "auth"
+        case .schedules: return "schedules"
+        case .schedule: return "schedule"
         case .hello: return "hello"
         case .worker(let report): return report.typeName
         }

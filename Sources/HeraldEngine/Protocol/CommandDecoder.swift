@@ -9,6 +9,8 @@ public enum CommandDecoder {
 
     public static let maxDepth = 16
     public static let defaultPageLimit = 100
+    /// Schedule names are at most 64 bytes (`^[a-z][a-z0-9_-]{0,63}$`, docs/schedules.md).
+    public static let maxScheduleNameBytes = 64
 
     public static func decode(_ bytes: [UInt8]) -> Result<Command, Refusal> {
         let value: JSONValue
@@ -84,13 +86,17 @@ public enum CommandDecoder {
                 throw .badRequest(field: "token", "required, a string")
             }
             return .auth(token: token, requestId: requestId)
+        case "schedules":
+            return .schedules(requestId: requestId)
+        case "schedule":
+            return .schedule(name: try scheduleName(object), action: try scheduleAction(object), requestId: requestId)
         case "hello":
             return .hello(try WorkerHello.decode(object))
         default:
             if let report = try WorkerReport.decode(type: typeName, object) { return .worker(report) }
             throw EngineError(
                 .unknownType,
-                "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth (and for workers: \(WorkerReport.typeNames.joined(separator: ", ")))"
+                "unknown command type \"\(String(typeName.prefix(64)))\"; known: start, cancel, resume, page, ping, auth, schedules, schedule (and for workers: \(WorkerReport.typeNames.joined(separator: ", ")))"
             )
         }
     }
@@ -100,6 +106,25 @@ public enum CommandDecoder {
             throw .badRequest(field: "job", "required, a job id")
         }
         return job
+    }
+
+    /// Any name of the right length: one the jobs file does not declare is the engine's `not_found`,
+    /// which names the schedules there are.
+    private static func scheduleName(_ object: JSONObject) throws(EngineError) -> String {
+        guard let raw = object["name"] else { throw .badRequest(field: "name", "required, a schedule's name") }
+        guard let name = raw.stringValue, (1...maxScheduleNameBytes).contains(name.utf8.count) else {
+            throw .badRequest(field: "name", "must be a schedule's name, a string of 1 to \(maxScheduleNameBytes) bytes")
+        }
+        return name
+    }
+
+    private static func scheduleAction(_ object: JSONObject) throws(EngineError) -> ScheduleAction {
+        let actions = ScheduleAction.allCases.map(\.rawValue).joined(separator: ", ")
+        guard let raw = object["action"] else { throw .badRequest(field: "action", "required, one of \(actions)") }
+        guard let text = raw.stringValue, let action = ScheduleAction(rawValue: text) else {
+            throw .badRequest(field: "action", "must be one of \(actions)")
+        }
+        return action
     }
 
     private static func integer(_ object: JSONObject, _ field: String, default value: Int64, in range: ClosedRange<Int64>)

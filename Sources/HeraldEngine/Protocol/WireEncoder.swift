@@ -120,5 +120,21 @@ public enum WireEncoder {
         return JSONWriter.encode(.object(object))
     }
 
+    /// The `schedules` command's answer: the objects of `GET /api/schedules`.
+    public static func schedules(_ schedules: [ScheduleStatus], requestId: String?) -> [UInt8] {
+        var object: JSONObject = ["type": "schedules"]
+        if let requestId { object["requestId"] = .string(requestId) }
+        object["schedules"] = .array(schedules.map(\.json))
+        return JSONWriter.encode(.object(object))
+    }
+
+    /// The `schedule` command's answer: the schedule after the pause, resume or run.
+    public static func schedule(_ schedule: ScheduleStatus, requestId: String?) -> [UInt8] {
+        var object: JSONObject = ["type": "schedule"]
+        if let requestId { object["requestId"] = .string(requestId) }
+        object["schedule"] = schedule.json
+        return JSONWriter.encode(.object(object))
+    }
+
     public static let pong: [UInt8] = JSONWriter.encode(["type": "pong"])
 }

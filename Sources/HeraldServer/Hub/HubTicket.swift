@@ -5,7 +5,8 @@ public enum HubTicket: Sendable, Equatable {
     case snapshot(generation: Int)
     /// The answer to a connection's resume (URL or command).
     case resume(ConnectionID, since: Int64)
-    /// A `start` or `cancel` command's answer (`accepted` or `error`).
+    /// A command's answer: `accepted` for `start` and `cancel`, `schedules` and `schedule` for
+    /// theirs, or `error`.
     case command(ConnectionID, type: String, requestId: String?)
     /// A `page` command's answer.
     case page(ConnectionID, job: String, requestId: String?)

@@ -188,18 +188,15 @@ extension StreamHub {
             }
             actions.append(.wantWritable(id))
         case (.command(let id, let type, let requestId), .job(let result)):
-            let outcome: String
-            switch result {
-            case .success(let job):
-                outcome = "ok"
-                if let connection = connections[id] {
-                    reply(connection, WireEncoder.accepted(requestId: requestId, job: job), into: &actions)
-                }
-            case .failure(let error):
-                outcome = error.code.rawValue
-                if let connection = connections[id] { reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions) }
+            answerCommand(id, type: type, requestId: requestId, result, into: &actions) {
+                WireEncoder.accepted(requestId: requestId, job: $0)
             }
-            metrics.countCommand(type, outcome: outcome)
+        case (.command(let id, let type, let requestId), .schedules(let schedules)):
+            answerCommand(id, type: type, requestId: requestId, .success(schedules), into: &actions) {
+                WireEncoder.schedules($0, requestId: requestId)
+            }
+        case (.command(let id, let type, let requestId), .schedule(let result)):
+            answerCommand(id, type: type, requestId: requestId, result, into: &actions) { WireEncoder.schedule($0, requestId: requestId) }
         case (.page(let id, let job, let requestId), .page(let result)):
             switch result {
             case .success(let page):
@@ -218,6 +215,22 @@ extension StreamHub {
                 into: &actions)
         default:
             logger.error("the engine answered \(ticket) with an unexpected reply; dropped")
+        }
+    }
+
+    /// Counts a command's answer by outcome and replies with it (`encode`d) or its refusal, when the
+    /// connection is still there.
+    private mutating func answerCommand<Value>(
+        _ id: ConnectionID, type: String, requestId: String?, _ result: Result<Value, EngineError>, into actions: inout [HubAction],
+        encode: (Value) -> [UInt8]
+    ) {
+        switch result {
+        case .success(let value):
+            metrics.countCommand(type, outcome: "ok")
+            if let connection = connections[id] { reply(connection, encode(value), into: &actions) }
+        case .failure(let error):
+            metrics.countCommand(type, outcome: error.code.rawValue)
+            if let connection = connections[id] { reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions) }
         }
     }
 

@@ -73,8 +73,8 @@ extension StreamHub {
     /// Runs one command: answered now (ping, auth, refusals) or sent to the engine, whose answer
     /// becomes the reply (`answer(_:_:into:)`).
     private mutating func execute(_ command: Command, from connection: HubConnection, into actions: inout [HubAction]) {
-        func unauthorized(_ requestId: String?) {
-            let error = EngineError(.unauthorized, "this server needs a token to start or cancel jobs")
+        func unauthorized(_ requestId: String?, _ what: String = "start or cancel jobs") {
+            let error = EngineError(.unauthorized, "this server needs a token to \(what)")
             metrics.countCommand(command.typeName, outcome: error.code.rawValue)
             reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions)
         }
@@ -90,6 +90,12 @@ extension StreamHub {
             resume(connection, epoch: epoch, since: since, into: &actions)
         case .page(let job, let offset, let limit, let requestId):
             actions.append(.ask(.page(job: job, offset: offset, limit: limit), .page(connection.id, job: job, requestId: requestId)))
+        case .schedules(let requestId):
+            actions.append(.ask(.schedules, .command(connection.id, type: command.typeName, requestId: requestId)))
+        case .schedule(let name, let action, let requestId):
+            guard connection.isAuthorized else { return unauthorized(requestId, "pause, resume or run schedules") }
+            actions.append(
+                .ask(.controlSchedule(name: name, action), .command(connection.id, type: command.typeName, requestId: requestId)))
         case .ping:
             metrics.countCommand(command.typeName, outcome: "ok")
             reply(connection, WireEncoder.pong, into: &actions)

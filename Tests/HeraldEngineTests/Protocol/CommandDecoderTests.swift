@@ -39,6 +39,51 @@ final class CommandDecoderTests: XCTestCase {
         XCTAssertEqual(code(String(repeating: "[", count: 40) + String(repeating: "]", count: 40)), .badJSON)
     }
 
+    func testScheduleCommands() throws {
+        XCTAssertEqual(try decode(#"{"type":"schedules"}"#).get(), .schedules(requestId: nil))
+        XCTAssertEqual(try decode(#"{"type":"schedules","requestId":"r5"}"#).get(), .schedules(requestId: "r5"))
+        for action in ScheduleAction.allCases {
+            XCTAssertEqual(
+                try decode(#"{"type":"schedule","name":"nightly-backup","action":"\#(action.rawValue)","requestId":"r6"}"#).get(),
+                .schedule(name: "nightly-backup", action: action, requestId: "r6"))
+        }
+        // A name no jobs file could declare is still the engine's to refuse: its not_found names the schedules there are.
+        XCTAssertEqual(
+            try decode(#"{"type":"schedule","name":"Nightly Backup","action":"run"}"#).get(),
+            .schedule(name: "Nightly Backup", action: .run, requestId: nil))
+        XCTAssertEqual(try decode(#"{"type":"schedule","name":"x","action":"run"}"#).get().typeName, "schedule")
+        XCTAssertEqual(try decode(#"{"type":"schedules"}"#).get().typeName, "schedules")
+    }
+
+    func testScheduleRefusalsNameTheFieldAndTheChoices() {
+        let cases: [(String, String)] = [
+            (#"{"type":"schedule","action":"pause","requestId":"r7"}"#, "name: required, a schedule's name"),
+            (#"{"type":"schedule","name":"","action":"pause"}"#, "name: must be a schedule's name, a string of 1 to 64 bytes"),
+            (#"{"type":"schedule","name":7,"action":"pause"}"#, "name: must be a schedule's name, a string of 1 to 64 bytes"),
+            (
+                #"{"type":"schedule","name":"\#(String(repeating: "a", count: 65))","action":"pause"}"#,
+                "name: must be a schedule's name, a string of 1 to 64 bytes"
+            ),
+            (#"{"type":"schedule","name":"nightly"}"#, "action: required, one of pause, resume, run"),
+            (#"{"type":"schedule","name":"nightly","action":"explode"}"#, "action: must be one of pause, resume, run"),
+            (#"{"type":"schedule","name":"nightly","action":["run"]}"#, "action: must be one of pause, resume, run"),
+            (#"{"type":"schedule","name":"nightly","action":"Run"}"#, "action: must be one of pause, resume, run"),
+        ]
+        for (text, message) in cases {
+            guard case .failure(let refusal) = decode(text) else {
+                XCTFail("accepted: \(text)")
+                continue
+            }
+            XCTAssertEqual(refusal.error.code, .badRequest, text)
+            XCTAssertEqual(refusal.error.message, message, text)
+        }
+        guard case .failure(let refusal) = decode(#"{"type":"schedule","requestId":"r7"}"#) else { return XCTFail("accepted") }
+        XCTAssertEqual(refusal.requestId, "r7", "the refusal answers the request")
+        XCTAssertEqual(code(#"{"type":"schedules","requestId":3}"#), .badRequest)
+        guard case .failure(let unknown) = decode(#"{"type":"schedual"}"#) else { return XCTFail("accepted") }
+        XCTAssertTrue(unknown.error.message.contains("schedules, schedule"), unknown.error.message)
+    }
+
     func testOverlongRequestIdIsRefusedAndNotEchoed() throws {
         let long = String(repeating: "r", count: 129)
         guard case .failure(let refusal) = decode(#"{"type":"ping","requestId":"\#(long)"}"#) else { return XCTFail("accepted") }
