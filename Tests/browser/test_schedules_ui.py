@@ -111,7 +111,7 @@ def iso(ms):
     return datetime.fromtimestamp(ms / 1000, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
 
 
-def test_the_panel_lists_both_schedules_and_pause_resume_and_run_reach_the_server(schedule_server, browser):
+def test_schedules_panel_lists_both_and_pause_resume_and_run_reach_the_server(schedule_server, browser):
     server = schedule_server()
     page = Dashboard(browser(), server.url).open()
     page.wait(lambda d: set(panel(page)) == {"often", "yearly"}, message="the panel did not list both schedules")
