@@ -260,3 +260,23 @@ def test_my_jobs_only_notify_for_the_job_this_tab_started(schedule_server, brows
     # Jobs of `often` end meanwhile; none of them is this tab's, so none is told.
     page.wait(lambda d: succeeded(page, "often") > before + 1, message="no job of often ended")
     assert [n["tag"] for n in page.js("return window.__notes")] == ["herald-" + mine]
+
+
+def test_a_failed_read_is_said_in_the_panel_and_clears_when_reads_work_again(schedule_server, browser):
+    server = schedule_server()
+    page = Dashboard(browser(), server.url).open()
+    page.wait(lambda d: "yearly" in panel(page), message="the panel did not list the schedules")
+    # The server answers the schedules with an error for a while (api.js looks window.fetch up on each call).
+    page.js("""
+        const real = window.fetch;
+        window.__failSchedules = true;
+        window.fetch = (url, options) => window.__failSchedules && String(url) === '/api/schedules'
+          ? Promise.resolve(new Response(JSON.stringify({ code: 'shutting_down', message: 'the server is stopping' }),
+              { status: 503, headers: { 'Content-Type': 'application/json' } }))
+          : real(url, options);""")
+    page.wait(lambda d: page.by_id("schedules-error").text.startswith("Could not load the schedules: "),
+              message="the failed read was not said")
+    assert "shutting down" in page.by_id("schedules-error").text
+    assert page.find("#schedules-section").is_displayed() and "yearly" in panel(page), "what was known stays shown"
+    page.js("window.__failSchedules = false")
+    page.wait(lambda d: page.by_id("schedules-error").text == "", message="the error stayed after a good read")
