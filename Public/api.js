@@ -1,15 +1,17 @@
 // Herald dashboard — every request the dashboard makes goes through here: commands over the WebSocket
 // (docs/protocol.md), each with a request id whose reply is routed back to the control that sent it, and the
-// two HTTP reads (docs/rest.md). No DOM here.
+// HTTP calls (docs/rest.md: the job history, the news, the schedules). No DOM here.
 //
 // A command unanswered when the connection drops is sent again on reconnect (`start` is idempotent per
 // request id). A start or cancel refused for want of a token waits (its button stays busy) until a token is
-// accepted, then goes again; or it is answered with the refusal if the user declines to sign in.
+// accepted, then goes again; or it is answered with the refusal if the user declines to sign in. A schedule
+// action over HTTP refused with 401 waits for the same prompt the same way.
 import * as token from './token.js';
 import { isJob, isObject } from './store.js';
 
 /** @typedef {import('./types.js').Reply} Reply */
 /** @typedef {import('./types.js').Job} Job */
+/** @typedef {import('./types.js').Schedule} Schedule */
 /** @typedef {import('./connection.js').Connection} Connection */
 /** @typedef {{ message: Record<string, any>, onReply: (reply: Reply) => void, sentAt: number }} Pending */
 
@@ -30,6 +32,10 @@ export class Api {
     this.tokenWanted = [];
     /** @type {Array<(reply: Reply) => void>} */
     this.authAnswered = [];
+    /** @type {Array<{ resolve: () => void, reject: (error: Error) => void }>} HTTP calls refused with 401, waiting for a token */
+    this.httpAwaitingAuth = [];
+    /** @type {Set<string>} the jobs this tab started (the server accepted its start), for notifications */
+    this.startedHere = new Set();
   }
 
   isOpen() {
@@ -55,6 +61,7 @@ export class Api {
     const entry = this.pending.get(reply.requestId);
     if (!entry) return;
     this.pending.delete(reply.requestId);
+    if (reply.type === 'accepted' && entry.message.type === 'start' && typeof reply.job === 'string') this.startedHere.add(reply.job);
     if (reply.type === 'error' && reply.code === 'unauthorized' && NEEDS_TOKEN.has(entry.message.type)) {
       this.awaitingAuth.set(reply.requestId, entry);
       for (const listener of this.tokenWanted) listener();
@@ -125,7 +132,7 @@ export class Api {
   }
 
   hasWaitingForToken() {
-    return this.awaitingAuth.size > 0;
+    return this.awaitingAuth.size > 0 || this.httpAwaitingAuth.length > 0;
   }
 
   retryAwaitingAuth() {
@@ -135,6 +142,7 @@ export class Api {
       this.pending.set(id, entry);
       this.connection.send(entry.message);
     }
+    for (const waiter of this.httpAwaitingAuth.splice(0)) waiter.resolve();
   }
 
   // "Not now": the waiting commands get their refusal after all, shown next to their controls.
@@ -143,6 +151,17 @@ export class Api {
       this.awaitingAuth.delete(id);
       entry.onReply({ type: 'error', requestId: id, code: 'unauthorized', message: '' });
     }
+    for (const waiter of this.httpAwaitingAuth.splice(0)) waiter.reject(new HttpError('unauthorized', '', 401));
+  }
+
+  // An HTTP call the server refused with 401: the prompt is shown, and this settles when a token is accepted
+  // (resolves: call again) or the user says "Not now" (rejects).
+  /** @returns {Promise<void>} */
+  waitForToken() {
+    return new Promise((resolve, reject) => {
+      this.httpAwaitingAuth.push({ resolve, reject });
+      for (const listener of this.tokenWanted) listener();
+    });
   }
 
   // ---- HTTP ----------------------------------------------------------------------------------------
@@ -177,10 +196,82 @@ export class Api {
     return { jobs: body.jobs.filter(isJob), next: typeof body.next === 'string' ? body.next : null };
   }
 
+  /** `GET /api/schedules` → every schedule, in the jobs file's order. Throws an HttpError (its message finishes
+   * "Could not load the schedules: …").
+   * @returns {Promise<Schedule[]>} */
+  async schedules() {
+    const body = await httpCall('GET', '/api/schedules', null);
+    if (!isObject(body) || !Array.isArray(body.schedules)) throw new HttpError('bad_reply', 'the server sent something else than a list of schedules.', 0);
+    return body.schedules.filter(isSchedule);
+  }
+
+  /** `POST /api/schedules/NAME/ACTION` (pause, resume, run) with this tab's token; a 401 shows the sign-in
+   * prompt and goes again once a token is accepted. Answers the schedule as it is now; throws an HttpError.
+   * @param {string} name @param {'pause' | 'resume' | 'run'} action @returns {Promise<Schedule>} */
+  async controlSchedule(name, action) {
+    const path = '/api/schedules/' + encodeURIComponent(name) + '/' + action;
+    for (;;) {
+      let body;
+      try {
+        body = await httpCall('POST', path, token.load());
+      } catch (error) {
+        if (error instanceof HttpError && error.status === 401) {
+          await this.waitForToken();
+          continue;
+        }
+        throw error;
+      }
+      if (!isSchedule(body)) throw new HttpError('bad_reply', 'the server sent something else than the schedule.', 0);
+      if (action === 'run' && isObject(body.last) && typeof body.last.job === 'string') this.startedHere.add(body.last.job);
+      return body;
+    }
+  }
+
   /** `GET /api/news`: the feed as the server has it now; throws when it cannot be had. @returns {Promise<any>} */
   async news() {
     const response = await window.fetch('/api/news', { cache: 'no-store', headers: { Accept: 'application/json' } });
     if (!response.ok) throw new Error('HTTP ' + response.status);
     return response.json();
   }
+}
+
+/** A refused or failed HTTP call: the server's code (or 'unreachable', 'bad_reply') and words, and the status. */
+export class HttpError extends Error {
+  /** @param {string} code @param {string} message @param {number} status */
+  constructor(code, message, status) {
+    super(message);
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** @param {any} value @returns {value is Schedule} */
+function isSchedule(value) {
+  return isObject(value) && typeof value.name === 'string' && typeof value.kind === 'string';
+}
+
+/** One JSON call; the answer's body, or an HttpError. `window.fetch` is looked up on every call (see above).
+ * @param {string} method @param {string} path @param {string | null} bearer @returns {Promise<any>} */
+async function httpCall(method, path, bearer) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: 'application/json' };
+  if (bearer) headers.Authorization = 'Bearer ' + bearer;
+  let response;
+  try {
+    response = await window.fetch(path, { method, cache: 'no-store', headers });
+  } catch (error) {
+    throw new HttpError('unreachable', 'the server could not be reached.', 0);
+  }
+  let body = null;
+  try {
+    body = await response.json();
+  } catch (error) {
+    body = null;
+  }
+  if (!response.ok) {
+    const code = isObject(body) && typeof body.code === 'string' ? body.code : 'http_' + response.status;
+    const said = isObject(body) && typeof body.message === 'string' ? body.message : '';
+    throw new HttpError(code, said, response.status);
+  }
+  return body;
 }

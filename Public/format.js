@@ -130,3 +130,27 @@ export function errorText(code, message, labels) {
 function capitalize(text) {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+// A moment in the browser's local time: the time of day for today, with the date for other days.
+/** @param {number} ms @param {number} now */
+export function localWhen(ms, now) {
+  if (!isNumber(ms)) return '—';
+  const date = new Date(ms);
+  if (date.toDateString() === new Date(now).toDateString()) return clock(ms);
+  return date.toLocaleString(undefined, { weekday: 'short', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+// How far a moment is from now, in words: "in 12 s", "in 3 min", "in 2 h 05 min", "in 4 days", "5 min ago".
+/** @param {number} ms @param {number} now */
+export function relative(ms, now) {
+  if (!isNumber(ms) || !isNumber(now)) return '';
+  const seconds = Math.round((ms - now) / 1000);
+  const span = Math.abs(seconds);
+  let words;
+  if (span < 1) return 'now';
+  if (span < 60) words = span + ' s';
+  else if (span < 3600) words = Math.floor(span / 60) + ' min';
+  else if (span < 48 * 3600) words = Math.floor(span / 3600) + ' h ' + String(Math.floor((span % 3600) / 60)).padStart(2, '0') + ' min';
+  else words = Math.floor(span / 86400) + ' days';
+  return seconds > 0 ? 'in ' + words : words + ' ago';
+}

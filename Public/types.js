@@ -29,6 +29,8 @@
  * @property {string} [node] the cluster node running it (docs/scaling.md)
  * @property {number} [attempt] a command job's attempt
  * @property {{ code?: number, signal?: string }} [exit] a command job's exit
+ * @property {string} [schedule] the schedule that started it (docs/schedules.md)
+ * @property {string} [startedBy] who started it: 'schedule:NAME' for a schedule's job
  *
  * @typedef {object} ParamSpec a param of a jobs-file kind (docs/jobs.md)
  * @property {string} [type] 'string', 'integer', 'number' or 'boolean'
@@ -97,6 +99,29 @@
  * @property {number} [first] page of a log: the number of the oldest line kept
  * @property {any[]} [values] page of results
  * @property {LogLine[]} [lines] page of a log
+ *
+ * @typedef {object} ScheduleLast the last occurrence a schedule handled
+ * @property {number} at ms since the epoch
+ * @property {string | null} job the job it started (null when skipped or refused)
+ * @property {string} outcome the job's state, 'skipped', 'queued' or 'refused: …'
+ *
+ * @typedef {object} Schedule one entry of `GET /api/schedules` (docs/schedules.md)
+ * @property {string} name
+ * @property {string} kind
+ * @property {Record<string, any>} [params]
+ * @property {string} [cron]
+ * @property {string} [timezone] with cron
+ * @property {string} [every]
+ * @property {boolean} paused
+ * @property {string} [overlap]
+ * @property {string} [catchUp]
+ * @property {number} [jitter]
+ * @property {number | null} next ms since the epoch, null while paused
+ * @property {ScheduleLast | null} last
+ * @property {number} fired
+ * @property {number} skipped
+ * @property {number} missed
+ * @property {number} [lateness] seconds
  *
  * @typedef {object} Status the connection's state, as the header shows it
  * @property {string} state 'connecting', 'live', 'reconnecting' or 'offline'

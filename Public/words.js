@@ -90,3 +90,12 @@ export const stateWords = {
 export function stateClass(state) {
   return 'state-' + state.replace(/[^a-z]/g, '');
 }
+
+// Who started a job, when the server says: "by schedule nightly" for a schedule's job (docs/schedules.md).
+/** @param {Job} job */
+export function startedByText(job) {
+  if (typeof job.schedule === 'string' && job.schedule) return 'by schedule ' + job.schedule;
+  if (typeof job.startedBy !== 'string' || !job.startedBy) return '';
+  const match = /^schedule:(.+)$/.exec(job.startedBy);
+  return match ? 'by schedule ' + match[1] : 'by ' + job.startedBy;
+}

@@ -9,7 +9,7 @@
 import * as fmt from '../format.js';
 import { $, button, inNextFrame, isHidden, part, select, setText, show } from '../dom.js';
 import { isActiveState, isFinalState, isObject } from '../store.js';
-import { kindName, paramsSummary, stateClass, summaryText } from '../words.js';
+import { kindName, paramsSummary, startedByText, stateClass, summaryText } from '../words.js';
 import { HOUR_MS, Timeline } from './timeline.js';
 
 /** @typedef {import('../types.js').Context} Context */
@@ -345,6 +345,7 @@ class HistoryView {
     }
     setText(part(row, '.history-kind'), this.kindTitle(job.kind));
     setText(part(row, '.history-params'), paramsSummary(job));
+    setText(part(row, '.history-by'), startedByText(job));
     const badge = part(row, '.history-state .badge');
     setText(badge, job.state);
     badge.className = 'badge ' + stateClass(job.state);

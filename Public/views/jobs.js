@@ -3,7 +3,7 @@
 import * as fmt from '../format.js';
 import { $, clone, part, setText, show, inNextFrame } from '../dom.js';
 import { isActiveState, isFinalState } from '../store.js';
-import { kindName, paramsSummary, placeText, stateWords, stateClass, summaryText } from '../words.js';
+import { kindName, paramsSummary, placeText, startedByText, stateWords, stateClass, summaryText } from '../words.js';
 
 /** @typedef {import('../types.js').Context} Context */
 /** @typedef {import('../types.js').Job} Job */
@@ -118,6 +118,7 @@ class JobsView {
     const after = Array.isArray(job.after) && job.after.length > 0 ? ' · after ' + job.after.length + (job.after.length === 1 ? ' job' : ' jobs') : '';
     setText(part(row, '.job-params'), paramsSummary(job) + after);
     setText(part(row, '.job-worker'), placeText(job));
+    setText(part(row, '.job-by'), startedByText(job));
     const badge = part(row, '.job-state');
     setText(badge, stateWords[job.state] || job.state);
     badge.dataset.state = job.state;

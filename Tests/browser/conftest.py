@@ -6,7 +6,8 @@ Environment:
   HERALD_CORPUS_KB    size of each corpus file in KiB (default 256)
   HERALD_SEARCH_SECONDS how long a search of the corpus should take (default 3): before the tests, files
                       without matches are added until one does (up to HERALD_CORPUS_MAX_MB, default 2048)
-  HERALD_SCREENSHOT=1 also save docs/dashboard.png (a search in progress) and docs/history.png (test_history.py)
+  HERALD_SCREENSHOT=1 also save docs/dashboard.png (a search in progress), docs/history.png (test_history.py)
+                      and docs/schedules.png (test_schedules_ui.py)
 Screenshots of every test go to test-artifacts/ (gitignored).
 """
 
