@@ -72,7 +72,7 @@ final class JobArchive: @unchecked Sendable {
             beingWritten.withLock { logs in for id in ids { logs[id] = nil } }
             let wasWaiting = !waiting.isEmpty
             waiting.subtract(ids)
-            if wasWaiting, waiting.isEmpty { health.succeeded("logs") }
+            if wasWaiting, waiting.isEmpty { health.abandoned("logs") }
             logFiles.remove(ids)
         }
         history?.forget(leaving)

@@ -62,6 +62,15 @@ public final class StorageHealth: Sendable {
         if let line { log(line) }
     }
 
+    /// Nothing of `what` waits any more, though no write of it worked (what waited was dropped: its
+    /// job left memory): it is no longer failing, and the log is not told that writes work.
+    public func abandoned(_ what: String) {
+        state.withLock { state in
+            guard state.failing.removeValue(forKey: what) != nil, state.failing.isEmpty else { return }
+            state.untold = 0
+        }
+    }
+
     /// Says something else about the data folder in the same log (a file that cannot be read).
     public func note(_ line: String) { log(line) }
 

@@ -41,4 +41,13 @@ final class StorageHealthTests: XCTestCase {
         health.succeeded("logs")
         XCTAssertEqual(lines.value.count, 3, "a write that works while nothing failed says nothing")
     }
+
+    func testWhatWaitedAndWasDroppedClearsTheProblemWithoutClaimingWritesWork() {
+        let lines = Locked<[String]>([])
+        let health = StorageHealth(now: { 0 }) { line in lines.withLock { $0.append(line) } }
+        health.failed("logs", path: "/d/logs", "full")
+        health.abandoned("logs")
+        XCTAssertNil(health.problem)
+        XCTAssertEqual(lines.value.count, 1, "no line says writes work again: none did")
+    }
 }
