@@ -18,6 +18,8 @@ extension ServeCommand {
         var cluster: ClusterSettings?
         /// `--heap-trim-interval SECONDS`: how often free heap memory goes back to the kernel; 0: never.
         var heapTrimSeconds = 30.0
+        /// `--webhook-timeout SECONDS`: how long one webhook attempt may take (docs/webhooks.md).
+        var webhookTimeoutSeconds = 10.0
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -45,6 +47,8 @@ extension ServeCommand {
                 server.workerToken = token
             }
             engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
+            engine.webhookBackoff.scale = try arguments.number("webhook-retry-scale", in: 0.000_001...1) ?? engine.webhookBackoff.scale
+            webhookTimeoutSeconds = try arguments.number("webhook-timeout", in: 0.1...10) ?? webhookTimeoutSeconds
             server.echoEndpoint = arguments.has("echo")
             switch (arguments.last("tls-cert"), arguments.last("tls-key")) {
             case (nil, nil): break
