@@ -142,4 +142,20 @@ final class WebhookNotifierTests: XCTestCase {
         waitForAnswer(fixture, attempts: 1, .delivered)
         XCTAssertEqual(transport.attempts.withLock { $0.map(\.number) }, [1])
     }
+
+    func testAFileThatCannotBeWrittenIsReportedAndDeliveriesGoOn() throws {
+        let folder = makeTemporaryDirectory()
+        // A file where the folder should be: every write of the pending file fails, as on a full disk.
+        try FileManager.default.createDirectory(at: folder.url.appendingPathComponent("data"), withIntermediateDirectories: true)
+        try Data().write(to: folder.url.appendingPathComponent("data/webhooks"))
+        let fixture = fixture(clock: ManualClock(), folder: folder)
+        let transport = ScriptedTransport([.delivered(status: 200)])
+        fixture.dispatcher.startWebhooks(transport: transport, jobLink: "/")
+        let job = try fixture.start("quick", [:]).get()
+        XCTAssertEqual(fixture.recorder.waitForTerminal(job.id)?.state, .succeeded)
+        waitForAnswer(fixture, attempts: 1, .delivered)
+        let degraded = fixture.dispatcher.currentStatistics().degraded ?? ""
+        XCTAssertTrue(degraded.contains("cannot write webhooks"), degraded)
+        XCTAssertGreaterThan(fixture.dispatcher.currentStatistics().storageWriteFailures, 0)
+    }
 }
