@@ -102,9 +102,10 @@ enum Help {
         Usage: herald jobs check FILE
 
         Reads a jobs file as `herald serve --jobs FILE` would, without serving: every kind's command,
-        params, limits and placeholders, and every schedule (docs/schedules.md). Exit 0 and a line per
-        kind and schedule when the file is usable; exit 2 and one line naming the file, the kind or
-        schedule, and the problem when it is not. The format: docs/jobs.md.
+        params, limits and placeholders, every schedule (docs/schedules.md) and every notify entry
+        (docs/webhooks.md). Exit 0 and a line per kind, schedule and webhook when the file is usable;
+        exit 2 and one line naming the file, the kind or schedule, and the problem when it is not.
+        The format: docs/jobs.md.
         """
 
     static let schedules = """

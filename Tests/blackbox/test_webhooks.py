@@ -332,4 +332,7 @@ def test_bad_notify_entries_stop_check_and_serve_with_one_line(tmp_path):
         assert served.returncode == 2 and served.stderr.strip().splitlines() == [f"herald: {lines[0].removeprefix('herald: ')}"]
     good = write_jobs(tmp_path, notify=[{"on": ["failed"], "webhook": "http://[::1]:9/x", "secretFile": "hook.secret"}],
                       kinds_notify={"ok": [{"on": ["timedOut"], "webhook": "https://hooks.example/x", "secretFile": "hook.secret"}]})
-    assert check(good).returncode == 0, check(good)
+    checked = check(good)
+    assert checked.returncode == 0, checked
+    assert ", 2 webhooks, all usable" in checked.stdout and "webhook https://hooks.example/x: signed with" in checked.stdout
+    assert SECRET not in checked.stdout

@@ -24,8 +24,8 @@ public struct WebhookStatus: Sendable, Equatable {
         ]
     }
 
-    /// `url` without its query and fragment.
-    static func shown(_ url: String) -> String {
+    /// `url` without its query and fragment (which may carry a token): how logs and answers name it.
+    public static func shown(_ url: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
         components.query = nil
         components.fragment = nil
