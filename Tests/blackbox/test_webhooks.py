@@ -166,7 +166,7 @@ def test_every_ending_is_delivered_signed_and_a_failing_delivery_is_retried_with
         tmp_path,
         notify=[{"on": ["succeeded", "failed", "cancelled", "timedOut"], "webhook": every.url, "secretFile": "hook.secret"}],
         kinds_notify={"slow": [{"on": ["failed"], "webhook": kind_only.url, "secretFile": "hook.secret"}]},
-        schedules={"tick": {"kind": "ok", "every": "1s",
+        schedules={"tick": {"kind": "ok", "every": "2s",
                             "notify": [{"on": ["succeeded"], "webhook": scheduled.url, "secretFile": str(tmp_path / "hook.secret")}]}})
     server = Herald("--jobs", str(jobs), *FAST, root=tmp_path)
     try:
@@ -248,9 +248,10 @@ def test_a_receiver_that_never_answers_is_given_up_after_ten_attempts(tmp_path):
         assert silent.ids == [delivery["id"]] * 10, "ten attempts, one id"
         metrics = server.request("GET", "/metrics")[1]
         assert 'herald_webhook_deliveries_total{outcome="given_up"} 1' in metrics
-        assert "gave up delivery" in server.log()
-        pending = json.loads((server.data / "webhooks" / "pending.json").read_text())
-        assert pending["deliveries"] == [], "a given-up delivery leaves the pending file"
+        # The log and the file are written off the dispatcher, after the status changed.
+        wait_for(lambda: "gave up delivery " + delivery["id"] in server.log(), what="the log line")
+        pending = server.data / "webhooks" / "pending.json"
+        wait_for(lambda: json.loads(pending.read_text())["deliveries"] == [], what="the given-up delivery to leave the pending file")
     finally:
         server.stop()
         silent.stop()
@@ -286,22 +287,28 @@ def test_a_pending_delivery_survives_a_restart_with_its_id(tmp_path):
                  what="the first attempt to fail")
     finally:
         assert server.stop() == 0
+    # Usually one attempt; a second when this machine was too slow to stop the server within 2 s.
     first = receiver.deliveries()
-    assert len(first) == 1 and first[0][3] == 503
+    assert first and all(status == 503 for _, _, _, status in first)
+    assert {headers["webhook-id"] for headers, _, _, _ in first} == {first[0][0]["webhook-id"]}
     pending = json.loads((server.data / "webhooks" / "pending.json").read_text())
     assert [d["id"] for d in pending["deliveries"]] == [first[0][0]["webhook-id"]]
+    # An attempt under way when the server stopped is not counted in the file.
+    saved = pending["deliveries"][0]["attempts"]
+    assert saved in (len(first) - 1, len(first))
     assert SECRET not in (server.data / "webhooks" / "pending.json").read_text()
 
     receiver.answer = 200
     again = Herald("--jobs", str(jobs), *FAST, root=tmp_path)
     try:
-        wait_for(lambda: len(receiver.deliveries()) == 2, timeout=20, what="the delivery to be resent after the restart")
-        headers, payload, verified, status = receiver.deliveries()[1]
+        wait_for(lambda: len(receiver.deliveries()) > len(first), timeout=20, what="the delivery to be resent after the restart")
+        headers, payload, verified, status = receiver.deliveries()[len(first)]
         assert verified and status == 200
         assert headers["webhook-id"] == first[0][0]["webhook-id"] and payload["data"]["job"]["id"] == job
         delivery = wait_for(lambda: (lambda s: s["deliveries"][0] if s["delivered"] == 1 else None)(webhooks(again)[receiver.url]),
                             what="the status to say delivered")
-        assert delivery["attempts"] == 2
+        assert delivery["attempts"] == saved + 1, "the count goes on"
+        assert len(receiver.deliveries()) == len(first) + 1
     finally:
         again.stop()
         receiver.stop()
