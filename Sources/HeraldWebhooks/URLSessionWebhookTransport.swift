@@ -5,7 +5,7 @@ import HeraldSupport
 
 /// POSTs webhook attempts with FoundationNetworking's `URLSession` (libcurl underneath): signed
 /// (`WebhookSigner`), JSON, at most `timeout` seconds each (10 in `herald serve`; a test may pass
-/// less). A redirect is followed only to the same scheme, host and port; one to anywhere else is
+/// less, down to 1). A redirect is followed only to the same scheme, host and port; one to anywhere else is
 /// refused and the attempt fails with its 3xx status, so a receiver cannot bounce the signed body
 /// to a third party. No cookies, no cache, no credentials.
 ///
@@ -19,8 +19,10 @@ public final class URLSessionWebhookTransport: NSObject, WebhookTransport, URLSe
     /// The User-Agent every attempt carries.
     private let userAgent: String
 
+    /// `timeout` is rounded up to whole seconds, at least 1: swift-corelibs-foundation's URLSession
+    /// hands libcurl whole seconds, and reports a timeout under one second at once, before sending.
     public init(timeout: Double = 10, userAgent: String = "herald") {
-        self.timeout = timeout
+        self.timeout = max(1, timeout.rounded(.up))
         self.userAgent = userAgent
         super.init()
         let configuration = URLSessionConfiguration.ephemeral

@@ -69,7 +69,7 @@ enum Help {
 
         Webhooks (the jobs file's "notify"; docs/webhooks.md)
           --webhook-retry-scale F  multiply every retry delay by F (0.000001 to 1; default 1): for tests
-          --webhook-timeout S      seconds one delivery attempt may take (0.1 to 10; default 10)
+          --webhook-timeout S      whole seconds one delivery attempt may take (1 to 10; default 10)
 
         Cluster (several nodes, one stream, through Redis Streams; docs/scaling.md)
           --redis URL              be a node of the cluster at redis://HOST:PORT[/DB]; the server does not

@@ -48,7 +48,8 @@ extension ServeCommand {
             }
             engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
             engine.webhookBackoff.scale = try arguments.number("webhook-retry-scale", in: 0.000_001...1) ?? engine.webhookBackoff.scale
-            webhookTimeoutSeconds = try arguments.number("webhook-timeout", in: 0.1...10) ?? webhookTimeoutSeconds
+            // Whole seconds: URLSession on Linux cannot time an attempt out in less than one.
+            webhookTimeoutSeconds = try arguments.integer("webhook-timeout", in: 1...10).map(Double.init) ?? webhookTimeoutSeconds
             server.echoEndpoint = arguments.has("echo")
             switch (arguments.last("tls-cert"), arguments.last("tls-key")) {
             case (nil, nil): break
