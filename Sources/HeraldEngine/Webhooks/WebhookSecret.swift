@@ -3,7 +3,7 @@ import Foundation
 /// A webhook's signing key, as Standard Webhooks writes it: `whsec_` and the key in base64. Only the
 /// decoded bytes are kept; the value never prints them (`description`), so it cannot leak into a
 /// log line, an error or an API answer by accident. Immutable; any thread.
-public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
+public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The HMAC key: the base64-decoded part after `whsec_`.
     public let key: [UInt8]
 
@@ -22,4 +22,7 @@ public struct WebhookSecret: Sendable, Equatable, CustomStringConvertible {
     public init(key: [UInt8]) { self.key = key }
 
     public var description: String { "whsec_…(hidden)" }
+    public var debugDescription: String { description }
+    /// No children: a dump of a value that holds a secret does not list the key's bytes.
+    public var customMirror: Mirror { Mirror(self, children: []) }
 }

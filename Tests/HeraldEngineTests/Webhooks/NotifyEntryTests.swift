@@ -49,7 +49,16 @@ final class NotifyEntryTests: XCTestCase {
         let expected = Array(Data(base64Encoded: String(Self.secret.dropFirst(6)))!)
         XCTAssertEqual(rules.everyJob.first?.secret.key, expected, "a relative secretFile is read from the jobs file's folder")
         XCTAssertEqual(rules.webhooks.count, 3)
-        XCTAssertFalse("\(rules)".contains(String(Self.secret.dropFirst(6))), "a printed rule shows no secret")
+        for printed in [
+            "\(rules)", String(reflecting: rules),
+            {
+                var text = ""; dump(rules, to: &text); return text
+            }(),
+        ] {
+            XCTAssertTrue(printed.contains("whsec_…(hidden)"), printed)
+            XCTAssertFalse(printed.contains(String(Self.secret.dropFirst(6))), "a printed rule shows no secret")
+            XCTAssertFalse(printed.contains("\(expected.prefix(4).map { String($0) }.joined(separator: ", "))"), "nor its bytes")
+        }
     }
 
     func testBadEntriesAreRefusedInOneLine() {
