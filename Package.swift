@@ -16,6 +16,8 @@ let package = Package(
         .library(name: "HeraldBench", targets: ["HeraldBench"]),
         .library(name: "HeraldRedis", targets: ["HeraldRedis"]),
         .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
+        .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
+        .library(name: "HeraldWebhooks", targets: ["HeraldWebhooks"]),
     ],
     targets: [
         // Debian's libwebsockets 4.1.6 behind a small shim.
@@ -33,6 +35,12 @@ let package = Package(
         // folder, closing descriptors) and for capping malloc arenas: declarations and one-line
         // inline wrappers, no C sources.
         .systemLibrary(name: "CSystemExtras"),
+        // OpenSSL's libcrypto (Debian 12: 3.0, libssl-dev) behind a small shim: HMAC, constant-time
+        // comparison. Herald writes no cryptography of its own.
+        .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Swift values over libcrypto (HMAC-SHA256 for webhook signatures; token signatures later):
+        // the only code that imports CLibCrypto.
+        .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.
         .target(name: "HeraldSupport"),
@@ -50,11 +58,15 @@ let package = Package(
         // A cluster node (`herald serve --redis`): the engine in front of a node's dispatcher that shares
         // one ordered stream with every other node through Redis Streams (docs/scaling.md).
         .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis"]),
+        // Webhook deliveries over HTTP (FoundationNetworking's URLSession, libcurl underneath) and their
+        // Standard Webhooks signatures: kept out of the engine, which stays Foundation-only and hands
+        // each attempt to a `WebhookTransport`.
+        .target(name: "HeraldWebhooks", dependencies: ["HeraldEngine", "HeraldCrypto", "HeraldSupport"]),
         .executableTarget(
             name: "herald",
             dependencies: [
                 "HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster",
-                "CSystemExtras",
+                "HeraldWebhooks", "CSystemExtras",
             ]),
         // What the test targets share: polling and a locked value, temporary folders, free loopback
         // ports, a real redis-server. A library target (test targets cannot depend on each other);
@@ -71,6 +83,10 @@ let package = Package(
                 "HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "CLibWebSockets", "HeraldTestSupport",
             ],
             linkerSettings: [.linkedLibrary("ssl")]),
+        // HMAC against RFC 4231's vectors.
+        .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        // Signatures and the URLSession transport against a receiver on a free loopback port.
+        .testTarget(name: "HeraldWebhooksTests", dependencies: ["HeraldWebhooks", "HeraldEngine", "HeraldCrypto", "HeraldTestSupport"]),
         // The Redis client on a real redis-server.
         .testTarget(name: "HeraldRedisTests", dependencies: ["HeraldRedis", "HeraldTestSupport"]),
         // The cluster node on a real redis-server.

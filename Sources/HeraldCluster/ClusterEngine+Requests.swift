@@ -83,9 +83,10 @@ extension ClusterEngine {
             }
         case .history(let query):
             commandQueue.async { [self] in reply(.history(history(query))) }
-        case .schedules, .controlSchedule:
+        case .schedules, .controlSchedule, .webhooks:
             // Every node declares the same schedules (one jobs file) and claims each occurrence in
-            // Redis; this node's own counts and pauses are what it answers.
+            // Redis; this node's own counts and pauses are what it answers. Each node tells the
+            // webhooks of its own jobs' ends.
             local.send(request, reply: reply)
         }
     }

@@ -70,6 +70,10 @@ enum Help {
                                    workers are taken from loopback only
           --worker-lease SECONDS   a worker silent this long loses its jobs to a retry (default 30)
 
+        Webhooks (the jobs file's "notify"; docs/webhooks.md)
+          --webhook-retry-scale F  multiply every retry delay by F (0.000001 to 1; default 1): for tests
+          --webhook-timeout S      whole seconds one delivery attempt may take (1 to 10; default 10)
+
         Cluster (several nodes, one stream, through Redis Streams; docs/scaling.md)
           --redis URL              be a node of the cluster at redis://HOST:PORT[/DB]; the server does not
                                    start when Redis cannot be reached (exit 2)
@@ -101,9 +105,10 @@ enum Help {
         Usage: herald jobs check FILE
 
         Reads a jobs file as `herald serve --jobs FILE` would, without serving: every kind's command,
-        params, limits and placeholders, and every schedule (docs/schedules.md). Exit 0 and a line per
-        kind and schedule when the file is usable; exit 2 and one line naming the file, the kind or
-        schedule, and the problem when it is not. The format: docs/jobs.md.
+        params, limits and placeholders, every schedule (docs/schedules.md) and every notify entry
+        (docs/webhooks.md). Exit 0 and a line per kind, schedule and webhook when the file is usable;
+        exit 2 and one line naming the file, the kind or schedule, and the problem when it is not.
+        The format: docs/jobs.md.
         """
 
     static let schedules = """

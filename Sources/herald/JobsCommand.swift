@@ -2,7 +2,7 @@ import Foundation
 import HeraldEngine
 
 /// `herald jobs check FILE`: reads a jobs file as `herald serve --jobs FILE` would, without serving.
-/// Exit 0 with a line per kind and per schedule when it is usable; 2 with the one line `serve` would stop with.
+/// Exit 0 with a line per kind, schedule and webhook when it is usable; 2 with the one line `serve` would stop with.
 enum JobsCommand {
     static func run(_ argv: [String]) -> Int32 {
         guard argv.count == 2, argv[0] == "check" else {
@@ -18,7 +18,9 @@ enum JobsCommand {
             let kinds = contents.kinds
             let schedules =
                 contents.schedules.isEmpty ? "" : ", \(contents.schedules.count) schedule\(contents.schedules.count == 1 ? "" : "s")"
-            print("\(argv[1]): \(kinds.count) kind\(kinds.count == 1 ? "" : "s")\(schedules), all usable")
+            let webhooks = contents.notify.webhooks
+            let told = webhooks.isEmpty ? "" : ", \(webhooks.count) webhook\(webhooks.count == 1 ? "" : "s")"
+            print("\(argv[1]): \(kinds.count) kind\(kinds.count == 1 ? "" : "s")\(schedules)\(told), all usable")
             for kind in kinds {
                 let params = kind.params.map(\.name).joined(separator: ", ")
                 let runs = kind.command.map { "runs \($0[0])" } ?? "runs on workers only"
@@ -32,6 +34,9 @@ enum JobsCommand {
                 }
                 let state = declared.paused ? "paused" : next ?? "never fires again"
                 print("  schedule \(declared.name): \(declared.kind) \(declared.schedule.rule)\(zone); \(state)")
+            }
+            for webhook in webhooks {
+                print("  webhook \(WebhookStatus.shown(webhook.webhook)): signed with the secret in \(webhook.secretFile)")
             }
             return 0
         } catch {

@@ -20,6 +20,8 @@ extension ServeCommand {
         var heapTrimSeconds = 30.0
         /// `--search-threads N`: the most threads one search scans on.
         var searchThreads = SearchRunner.defaultThreads
+        /// `--webhook-timeout SECONDS`: how long one webhook attempt may take (docs/webhooks.md).
+        var webhookTimeoutSeconds = 10.0
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -47,6 +49,9 @@ extension ServeCommand {
                 server.workerToken = token
             }
             engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
+            engine.webhookBackoff.scale = try arguments.number("webhook-retry-scale", in: 0.000_001...1) ?? engine.webhookBackoff.scale
+            // Whole seconds: URLSession on Linux cannot time an attempt out in less than one.
+            webhookTimeoutSeconds = try arguments.integer("webhook-timeout", in: 1...10).map(Double.init) ?? webhookTimeoutSeconds
             server.echoEndpoint = arguments.has("echo")
             switch (arguments.last("tls-cert"), arguments.last("tls-key")) {
             case (nil, nil): break

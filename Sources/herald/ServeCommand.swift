@@ -5,6 +5,7 @@ import HeraldEngine
 import HeraldLWS
 import HeraldServer
 import HeraldSupport
+import HeraldWebhooks
 
 /// `herald serve`: builds the engine and the server from flags, prints the URL, runs until a signal.
 enum ServeCommand {
@@ -14,7 +15,7 @@ enum ServeCommand {
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
-        "heap-trim-interval", "sort-cache-bytes", "search-threads",
+        "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
     ]
     static let flags: Set<String> = ["help", "bench", "echo"]
 
@@ -42,10 +43,11 @@ enum ServeCommand {
                 return 2
             }
         }
-        return serve(options, commandKinds: contents.kinds, schedules: contents.schedules)
+        return serve(options, contents)
     }
 
-    private static func serve(_ options: Options, commandKinds: [CommandKind], schedules: [ScheduleDeclaration]) -> Int32 {
+    private static func serve(_ options: Options, _ contents: JobsFileContents) -> Int32 {
+        let (commandKinds, schedules) = (contents.kinds, contents.schedules)
         MallocSettings.apply(environment: ProcessInfo.processInfo.environment)
         let heapTrimmer = HeapTrimmer.start(every: options.heapTrimSeconds)
         defer { withExtendedLifetime(heapTrimmer) {} }
@@ -55,6 +57,7 @@ enum ServeCommand {
         var runners = JobCatalog.standardRunners(searchThreads: options.searchThreads)
         var engineConfiguration = options.engine
         engineConfiguration.schedules = schedules
+        engineConfiguration.webhooks = contents.notify
         // A cluster node's viewers resume from its view of the shared stream, which keeps
         // --event-log-size events; its dispatcher's own log would only hold the same events twice.
         if options.cluster != nil { engineConfiguration.eventLogSize = 1 }
@@ -91,6 +94,11 @@ enum ServeCommand {
         do { port = try app.start() } catch {
             FileHandle.standardError.write(Data("herald: \(error)\n".utf8))
             return 1
+        }
+        if !contents.notify.isEmpty, let url = app.url {
+            app.engine.startWebhooks(
+                transport: URLSessionWebhookTransport(timeout: options.webhookTimeoutSeconds, userAgent: "herald/\(Version.herald)"),
+                jobLink: url + "api/jobs/")
         }
         app.runUntilSignal {
             // What start-up found (a torn journal line, files set aside) is in the log before the URL.

@@ -155,7 +155,7 @@ def test_dashboard_and_alerts_use_only_what_metrics_exposes(scrape, cluster_scra
 def test_alerts_have_what_the_runbook_needs():
     rules = alert_rules()
     assert [rule["alert"] for rule in rules] == ["HeraldDown", "HeraldResyncStorm", "HeraldDeliveryLatencyHigh", "HeraldJobFailureRate",
-                                                 "HeraldRedisDegraded", "HeraldStorageFailing"]
+                                                 "HeraldRedisDegraded", "HeraldStorageFailing", "HeraldWebhookGivenUp"]
     operations = (REPO_ROOT / "docs" / "operations.md").read_text()
     for rule in rules:
         assert rule["labels"]["severity"] in ("critical", "warning"), rule["alert"]
@@ -167,7 +167,7 @@ def test_alerts_have_what_the_runbook_needs():
 def test_promtool_checks_the_alert_rules():
     result = subprocess.run([PROMTOOL, "check", "rules", str(ALERTS)], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "6 rules found" in result.stdout
+    assert "7 rules found" in result.stdout
 
 
 @needs_promtool

@@ -7,11 +7,13 @@ import Foundation
 /// Format (docs/jobs.md): `{"kinds": {"NAME": {"title": …, "command": [argv…], "params": {…},
 /// "concurrency": 1, "whenBusy": "queue"|"refuse", "timeout": S, "grace": S, "retries": N,
 /// "retryDelay": S, "cwd": DIR, "env": {…}, "progressFrom": "stdout"|"fd3"}}, "schedules": {"NAME":
-/// {"kind": …, "params": {…}, "cron": …|"every": …, …}}}` (schedules: `ScheduleDeclaration`).
+/// {"kind": …, "params": {…}, "cron": …|"every": …, …}}, "notify": [{"on": […], "webhook": URL,
+/// "secretFile": PATH}]}` (schedules: `ScheduleDeclaration`; `notify`, also on a kind or a schedule:
+/// `NotifyEntry`, docs/webhooks.md).
 public enum JobsFile {
     static let kindKeys: Set<String> = [
         "title", "command", "params", "concurrency", "whenBusy", "timeout", "grace", "retries", "retryDelay", "cwd", "env",
-        "progressFrom",
+        "progressFrom", "notify",
     ]
     /// Kind names: what fits in a URL, a log line and a metric label without escaping.
     static let namePattern = "^[a-z][a-z0-9_-]{0,63}$"
@@ -51,9 +53,13 @@ public enum JobsFile {
         guard let object = root.objectValue else {
             throw JobsFileError(file: file, kind: nil, problem: "must be a JSON object with \"kinds\"")
         }
-        if let unknown = object.keys.first(where: { $0 != "kinds" && $0 != "schedules" }) {
-            throw JobsFileError(file: file, kind: nil, problem: "unknown key \"\(unknown)\" (only \"kinds\" and \"schedules\")")
+        if let unknown = object.keys.first(where: { $0 != "kinds" && $0 != "schedules" && $0 != "notify" }) {
+            throw JobsFileError(
+                file: file, kind: nil, problem: "unknown key \"\(unknown)\" (only \"kinds\", \"schedules\" and \"notify\")")
         }
+        // A relative secretFile is read from the jobs file's folder.
+        let folder = file.contains("/") ? String(file[..<file.lastIndex(of: "/")!]) : "."
+        var rules = WebhookRules()
         guard let kinds = object["kinds"]?.objectValue else {
             throw JobsFileError(file: file, kind: nil, problem: "\"kinds\" must be an object")
         }
@@ -61,6 +67,7 @@ public enum JobsFile {
         for (name, declaration) in kinds.entries {
             do {
                 result.append(try kind(name, declaration, searchPath: searchPath))
+                if let notify = declaration["notify"] { rules.byKind[name] = try NotifyEntry.list(notify, folder: folder) }
             } catch {
                 throw JobsFileError(file: file, kind: name, problem: error.message)
             }
@@ -71,12 +78,21 @@ public enum JobsFile {
                 throw JobsFileError(file: file, kind: nil, problem: "\"schedules\" must be an object")
             }
             for (name, declaration) in declared.entries {
-                do { schedules.append(try ScheduleDeclaration(name: name, declaration: declaration, kinds: result)) } catch {
+                do {
+                    schedules.append(try ScheduleDeclaration(name: name, declaration: declaration, kinds: result))
+                    if let notify = declaration["notify"] { rules.bySchedule[name] = try NotifyEntry.list(notify, folder: folder) }
+                } catch {
                     throw JobsFileError(file: file, kind: nil, schedule: name, problem: error.message)
                 }
             }
         }
-        return JobsFileContents(kinds: result, schedules: schedules)
+        if let notify = object["notify"] {
+            do { rules.everyJob = try NotifyEntry.list(notify, folder: folder) } catch {
+                throw JobsFileError(file: file, kind: nil, problem: error.message)
+            }
+        }
+        if let conflict = rules.conflict { throw JobsFileError(file: file, kind: nil, problem: conflict) }
+        return JobsFileContents(kinds: result, schedules: schedules, notify: rules)
     }
 
     private static func kind(_ name: String, _ declaration: JSONValue, searchPath: String?) throws(JobsFileError.Problem) -> CommandKind {

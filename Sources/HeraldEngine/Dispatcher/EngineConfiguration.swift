@@ -39,6 +39,10 @@ public struct EngineConfiguration: Sendable {
     public var history: HistoryLimits
     /// The jobs file's schedules (docs/schedules.md), fired by the dispatcher's `Scheduler`.
     public var schedules: [ScheduleDeclaration] = []
+    /// The jobs file's `notify` entries (docs/webhooks.md), told by the dispatcher's `WebhookNotifier`.
+    public var webhooks = WebhookRules()
+    /// When failed webhook deliveries are tried again (`--webhook-retry-scale` shortens it).
+    public var webhookBackoff = WebhookBackoff()
 
     public struct KindLimit: Sendable, Equatable {
         public var maxConcurrent: Int

@@ -10,4 +10,5 @@ public enum EngineReply: Sendable {
     case history(Result<HistoryPage, EngineError>)
     case schedules([ScheduleStatus])
     case schedule(Result<ScheduleStatus, EngineError>)
+    case webhooks([WebhookStatus])
 }

@@ -28,4 +28,6 @@ public enum EngineRequest: Sendable, Equatable {
     case schedules
     /// Pause, resume or run one schedule now (answered with `.schedule`).
     case controlSchedule(name: String, ScheduleAction)
+    /// The webhooks and their latest deliveries (answered with `.webhooks`).
+    case webhooks
 }

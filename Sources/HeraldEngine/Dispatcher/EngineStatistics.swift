@@ -34,6 +34,8 @@ public struct EngineStatistics: Sendable, Equatable {
     public var storageFailing = false
     /// The schedules' counts (occurrences fired, skipped, missed) and last lateness.
     public var schedules: [ScheduleStatus] = []
+    /// Webhook deliveries delivered, attempts retried, deliveries given up, since the start.
+    public var webhooks = WebhookCounts()
     /// What the allocator holds, for `/metrics` only (`EngineRequest.metrics`); nil otherwise, or
     /// where malloc is not glibc's.
     public var heap: HeapFigures?

@@ -50,6 +50,9 @@ extension JobDispatcher {
 
     public func newsFeed() -> NewsFeed { queue.sync { jobs.news } }
 
+    /// The webhooks and their latest deliveries (`GET /api/webhooks`).
+    public func webhookStatuses() -> [WebhookStatus] { queue.sync { webhooks.webhookStatuses() } }
+
     /// A page of a job's results, waiting for the read.
     public func page(job id: String, offset: Int, limit: Int) -> Result<ResultPage, EngineError> {
         waitFor { readPage(job: id, offset: offset, limit: limit, reply: $0) }

@@ -24,6 +24,8 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
     let jobs: JobLifecycle
     /// Fires the jobs file's schedules. Thread: `queue`.
     let schedules: Scheduler
+    /// Tells webhooks when jobs end. Thread: `queue`.
+    let webhooks: WebhookNotifier
 
     /// Subscription ids, handed out without a hop. Thread: any.
     private static let subscriberIDs = Atomic<Int>(0)
@@ -43,6 +45,9 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         self.archive = JobArchive(history: history, logFolder: environment.dataDirectory.appendingPathComponent("logs"))
         self.jobs = JobLifecycle(setup: setup, queue: queue, archive: archive, newsCapacity: newsCapacity)
         self.schedules = Scheduler(configuration.schedules, jobs: jobs, log: { [health = archive.health] in health.note($0) })
+        self.webhooks = WebhookNotifier(
+            rules: configuration.webhooks, backoff: configuration.webhookBackoff, jobs: jobs,
+            log: { [health = archive.health] in health.note($0) })
         if let interval = configuration.newsInterval, interval > 0 {
             queue.async { [jobs] in jobs.startNewsTimer(every: interval) }
         }
@@ -122,6 +127,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         case .workers: return .workers(jobs.workers.pool.infos)
         case .schedules: return .schedules(schedules.statuses())
         case .controlSchedule(let name, let action): return .schedule(schedules.control(name, action))
+        case .webhooks: return .webhooks(webhooks.webhookStatuses())
         case .page, .history, .metrics: preconditionFailure("pages, history and heap figures are read off the queue")
         }
     }
@@ -133,10 +139,19 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         queue.async { [schedules] in schedules.start() }
     }
 
+    /// Starts telling the jobs file's webhooks (`EngineConfiguration.webhooks`) through `transport`:
+    /// the deliveries an earlier run left pending first. `jobLink` and a job's id make the job's
+    /// address in a delivery's body (`http://HOST:PORT/api/jobs/`). Ends seen before this call are
+    /// told now. Thread: any; never waits.
+    public func startWebhooks(transport: any WebhookTransport, jobLink: String) {
+        queue.async { [webhooks] in webhooks.start(transport: transport, jobLink: jobLink) }
+    }
+
     /// The counters, the schedules' among them. Thread: `queue`.
     func statisticsOnQueue() -> EngineStatistics {
         var statistics = jobs.currentStatistics()
         statistics.schedules = schedules.statuses()
+        statistics.webhooks = webhooks.counts
         return statistics
     }
 
@@ -158,6 +173,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
             // A job notices a cancel between units of work; history is written once it has ended.
             waiter.wait()
         }
+        // The ends of the last jobs are on disk as pending deliveries, sent by the next run.
+        queue.sync {
+            jobs.flushOutgoing()
+            webhooks.stop()
+        }
+        webhooks.waitForFiles()
         archive.history?.flush()
     }
 }

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// Format (docs/schedules.md): `{"kind": K, "params": {…}, "cron": "30 2 * * *" | "every": "10m",
 /// "timezone": "Europe/Berlin", "overlap": "skip"|"queue"|"replace", "catchUp": "none"|"one"|"all",
-/// "catchUpLimit": N, "jitter": S, "paused": false}`.
+/// "catchUpLimit": N, "jitter": S, "paused": false, "notify": […]}` (`notify`: read by `JobsFile`
+/// into `WebhookRules`, docs/webhooks.md).
 public struct ScheduleDeclaration: Sendable, Equatable {
     public let name: String
     public let kind: JobKind
@@ -25,7 +26,7 @@ public struct ScheduleDeclaration: Sendable, Equatable {
 
     public static let defaultCatchUpLimit = 10
     static let keys: Set<String> = [
-        "kind", "params", "cron", "every", "timezone", "overlap", "catchUp", "catchUpLimit", "jitter", "paused",
+        "kind", "params", "cron", "every", "timezone", "overlap", "catchUp", "catchUpLimit", "jitter", "paused", "notify",
     ]
 
     /// Reads one declaration; `kinds` are the file's kinds, whose params a schedule's params must

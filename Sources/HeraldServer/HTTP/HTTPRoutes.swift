@@ -61,6 +61,12 @@ enum HTTPRoutes {
                 guard case .schedule(let result) = answer.reply else { return unexpected(answer) }
                 return result.map { .json($0.json) }.orError
             }),
+        HTTPEndpoint(
+            "GET /api/webhooks", handle: { _ in .ask(.webhooks) },
+            render: { answer in
+                guard case .webhooks(let webhooks) = answer.reply else { return unexpected(answer) }
+                return .json(["webhooks": .array(webhooks.map(\.json))])
+            }),
         HTTPEndpoint("POST /api/jobs", handle: startJob, render: { job($0, status: 202) }),
         HTTPEndpoint("GET /api/jobs/{id}", handle: { .ask(.job($0.parameters[0])) }, render: { job($0, status: 200) }),
         HTTPEndpoint(

@@ -107,6 +107,13 @@ public struct ServerMetrics: Sendable {
                 })
         }
         metric(
+            "herald_webhook_deliveries_total", "counter",
+            "Webhook deliveries (docs/webhooks.md): delivered (a 2xx answer), retried (a failed attempt tried again later), given_up (every attempt failed).",
+            [
+                ("{outcome=\"delivered\"}", "\(engine.webhooks.delivered)"), ("{outcome=\"retried\"}", "\(engine.webhooks.retried)"),
+                ("{outcome=\"given_up\"}", "\(engine.webhooks.givenUp)"),
+            ])
+        metric(
             "herald_storage_failing", "gauge",
             "1 while writes to the data folder fail (a full disk): history and logs wait in memory.",
             [("", engine.storageFailing ? "1" : "0")])
