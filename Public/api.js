@@ -1,33 +1,28 @@
-// Herald dashboard — every request the dashboard makes goes through here: commands over the WebSocket
-// (docs/protocol.md), each with a request id whose reply is routed back to the control that sent it, and the
-// HTTP calls (docs/rest.md: the job history, the news, the schedules). No DOM here.
+// Herald dashboard — every request the dashboard makes goes through here: commands over the WebSocket go to
+// the protocol's one implementation, client.js (HeraldClient: request ids, replies, resending on reconnect),
+// and this adds what belongs to the page: the token kept in this tab and the sign-in prompt; and the HTTP
+// calls (docs/rest.md: the job history, the news, the schedules). No DOM here.
 //
-// A command unanswered when the connection drops is sent again on reconnect (`start` is idempotent per
-// request id). A start or cancel refused for want of a token waits (its button stays busy) until a token is
-// accepted, then goes again; or it is answered with the refusal if the user declines to sign in. A schedule
-// action over HTTP refused with 401 waits for the same prompt the same way.
+// A start or cancel refused for want of a token waits (its button stays busy) until a token is accepted,
+// then goes again; or it is answered with the refusal if the user declines to sign in. A schedule action
+// over HTTP refused with 401 waits for the same prompt the same way.
 import * as token from './token.js';
 import { isJob, isObject } from './store.js';
 
 /** @typedef {import('./types.js').Reply} Reply */
 /** @typedef {import('./types.js').Job} Job */
 /** @typedef {import('./types.js').Schedule} Schedule */
-/** @typedef {import('./connection.js').Connection} Connection */
-/** @typedef {{ message: Record<string, any>, onReply: (reply: Reply) => void, sentAt: number }} Pending */
+/** @typedef {import('./client.js').HeraldClient} HeraldClient */
+/** @typedef {{ message: Record<string, any>, onReply: (reply: Reply) => void }} Waiting */
 
-const REPLY_TIMEOUT_MS = 20000;
 const NEEDS_TOKEN = new Set(['start', 'cancel']);
 
 export class Api {
-  /** @param {Connection} connection */
-  constructor(connection) {
-    this.connection = connection;
-    /** @type {Map<string, Pending>} request id → a command not answered yet */
-    this.pending = new Map();
-    /** @type {Map<string, Pending>} request id → a start or cancel the server refused as unauthorized */
+  /** @param {HeraldClient} client */
+  constructor(client) {
+    this.client = client;
+    /** @type {Map<string, Waiting>} request id → a start or cancel the server refused as unauthorized */
     this.awaitingAuth = new Map();
-    this.clientTag = Math.random().toString(36).slice(2, 8);
-    this.counter = 0;
     /** @type {Array<() => void>} */
     this.tokenWanted = [];
     /** @type {Array<(reply: Reply) => void>} */
@@ -36,10 +31,22 @@ export class Api {
     this.httpAwaitingAuth = [];
     /** @type {Set<string>} the jobs this tab started (the server accepted its start), for notifications */
     this.startedHere = new Set();
+    client.token = token.load();
+    // Every answer to an `auth`, ours or the one the client sends on each new connection.
+    client.addEventListener('auth', (event) => {
+      const { token: value, reply } = /** @type {CustomEvent} */ (event).detail;
+      if (reply.type === 'accepted') {
+        token.save(value);
+        this.retryAwaitingAuth();
+      } else if (reply.code === 'unauthorized') {
+        token.forget();
+      }
+      for (const listener of this.authAnswered) listener(reply);
+    });
   }
 
   isOpen() {
-    return this.connection.isOpen();
+    return this.client.isOpen();
   }
 
   // ---- commands ------------------------------------------------------------------------------------
@@ -47,62 +54,18 @@ export class Api {
   /** Sends `message` with a fresh request id; its reply (accepted, error or page) goes to onReply.
    * @param {Record<string, any>} message @param {(reply: Reply) => void} onReply @returns {string} the request id */
   request(message, onReply) {
-    this.counter += 1;
-    const id = 'r-' + this.clientTag + '-' + this.counter;
-    message.requestId = id;
-    this.pending.set(id, { message, onReply, sentAt: Date.now() });
-    this.connection.send(message);
-    return id;
+    return this.client.request(message, (reply) => this.handleReply(message, reply, onReply));
   }
 
-  /** A reply from the server: to the control whose command it answers. @param {Reply} reply */
-  handleReply(reply) {
-    if (typeof reply.requestId !== 'string') return;
-    const entry = this.pending.get(reply.requestId);
-    if (!entry) return;
-    this.pending.delete(reply.requestId);
-    if (reply.type === 'accepted' && entry.message.type === 'start' && typeof reply.job === 'string') this.startedHere.add(reply.job);
-    if (reply.type === 'error' && reply.code === 'unauthorized' && NEEDS_TOKEN.has(entry.message.type)) {
-      this.awaitingAuth.set(reply.requestId, entry);
+  /** @param {Record<string, any>} message @param {Reply} reply @param {(reply: Reply) => void} onReply */
+  handleReply(message, reply, onReply) {
+    if (reply.type === 'accepted' && message.type === 'start' && typeof reply.job === 'string') this.startedHere.add(reply.job);
+    if (reply.type === 'error' && reply.code === 'unauthorized' && NEEDS_TOKEN.has(message.type)) {
+      this.awaitingAuth.set(message.requestId, { message, onReply });
       for (const listener of this.tokenWanted) listener();
       return;
     }
-    entry.onReply(reply);
-  }
-
-  // A reply that never comes (while connected) must not leave a button disabled for good.
-  expire() {
-    if (!this.isOpen()) return;
-    const now = Date.now();
-    for (const [id, entry] of this.pending) {
-      if (now - entry.sentAt < REPLY_TIMEOUT_MS) continue;
-      this.pending.delete(id);
-      entry.onReply({ type: 'error', requestId: id, code: 'timeout', message: '' });
-    }
-  }
-
-  // A new connection: the token first (a connection starts unauthorized; the server handles messages in
-  // order), then what went unanswered. An `auth` left from the old connection is replaced by this one.
-  opened() {
-    const unanswered = Array.from(this.pending.entries());
-    let kept = token.load();
-    for (const [id, entry] of unanswered) {
-      if (entry.message.type !== 'auth') continue;
-      this.pending.delete(id);
-      kept = entry.message.token; // one typed in a form, unanswered when the connection dropped
-    }
-    if (kept) this.authenticate(kept);
-    for (const [, entry] of unanswered) {
-      if (entry.message.type === 'auth') continue;
-      entry.sentAt = Date.now();
-      this.connection.send(entry.message);
-    }
-  }
-
-  /** Asks for the events after `point` again; no reply comes: the events follow, or a snapshot.
-   * @param {{ epoch: string, since: number }} point */
-  resume(point) {
-    this.connection.send({ type: 'resume', epoch: point.epoch, since: point.since });
+    onReply(reply);
   }
 
   // ---- the access token ----------------------------------------------------------------------------
@@ -120,27 +83,18 @@ export class Api {
   /** Sends the token with `auth`. Accepted: it is kept (this tab only) and the refused commands go again.
    * Refused: it is forgotten. @param {string} value */
   authenticate(value) {
-    this.request({ type: 'auth', token: value }, (reply) => {
-      if (reply.type === 'accepted') {
-        token.save(value);
-        this.retryAwaitingAuth();
-      } else if (reply.code === 'unauthorized') {
-        token.forget();
-      }
-      for (const listener of this.authAnswered) listener(reply);
-    });
+    this.client.authenticate(value).catch(() => {}); // the client's 'auth' event handles both answers
   }
 
   hasWaitingForToken() {
     return this.awaitingAuth.size > 0 || this.httpAwaitingAuth.length > 0;
   }
 
+  // The same request id again: a start the server did run after all is not run twice.
   retryAwaitingAuth() {
     for (const [id, entry] of this.awaitingAuth) {
       this.awaitingAuth.delete(id);
-      entry.sentAt = Date.now();
-      this.pending.set(id, entry);
-      this.connection.send(entry.message);
+      this.request(entry.message, entry.onReply);
     }
     for (const waiter of this.httpAwaitingAuth.splice(0)) waiter.resolve();
   }

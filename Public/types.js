@@ -1,5 +1,5 @@
-// Herald dashboard — the shapes of the server's messages (docs/protocol.md, docs/rest.md) as JSDoc types, in
-// one place, so `tsc --checkJs` (make lint-js) finds a field the code spells differently from the server.
+// Herald dashboard and client.js — the shapes of the server's messages (docs/protocol.md, docs/rest.md) as
+// JSDoc types, in one place, so `tsc --checkJs` (make lint-js) finds a field the code spells differently from the server.
 // Nothing runs here; modules import the types with `@typedef {import('./types.js').Job} Job`.
 
 /**
@@ -92,6 +92,7 @@
  * @property {string} type
  * @property {string} [requestId]
  * @property {string} [job] accepted: the job started
+ * @property {string} [state] accepted: the job's state when the reply was made
  * @property {string} [code] error
  * @property {string} [message] error
  * @property {number} [offset] page
@@ -124,7 +125,7 @@
  * @property {number} [lateness] seconds
  *
  * @typedef {object} Status the connection's state, as the header shows it
- * @property {string} state 'connecting', 'live', 'reconnecting' or 'offline'
+ * @property {string} state 'connecting', 'live', 'reconnecting', 'offline' or 'closed' (HeraldClient.close())
  * @property {number | null} retryAt ms since the epoch of the next attempt
  * @property {number} [attempt]
  */

@@ -36,7 +36,7 @@ export function mount({ store, api }) {
   store.onChange((what) => {
     if (what === 'status') draw(store.status);
   });
-  $('reconnect-now').addEventListener('click', () => api.connection.retryNow());
+  $('reconnect-now').addEventListener('click', () => api.client.retryNow());
   setInterval(() => {
     if (store.status.state === 'reconnecting' && store.status.retryAt) draw(store.status);
   }, 250);

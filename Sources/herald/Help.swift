@@ -31,7 +31,7 @@ enum Help {
           --max-message-bytes N    largest inbound message (default 65536; larger closes with 1009)
           --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
           --outbox-bytes N         a client's own pending replies, above which refusals of its commands are dropped (default 1048576)
-          --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin (repeatable; * for any)
+          --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin, and let it import /client.js (repeatable; * for any)
           --token TOKEN            require this token to start or cancel jobs and pause, resume or run schedules (or $HERALD_TOKEN)
           --token-file FILE        read the token from FILE
           --tls-cert FILE          PEM certificate: serve https and wss on the same port (with --tls-key)

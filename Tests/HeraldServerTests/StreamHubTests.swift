@@ -558,13 +558,33 @@ final class StreamHubTests: XCTestCase {
     func testFilesAreReadOffTheServiceThreadAndRefusalsAreImmediate() {
         var harness = Harness()
         harness.hub.httpRequest(1, HTTPRequest(method: "GET", path: "/app.js"), into: &harness.actions)
-        guard case .readFile(1, let path)? = harness.take().first else { return XCTFail("no file read asked") }
+        guard case .readFile(1, let path, let allowOrigin)? = harness.take().first else { return XCTFail("no file read asked") }
         XCTAssertEqual(path, "/app.js")
+        XCTAssertNil(allowOrigin)
         harness.hub.httpRequest(2, HTTPRequest(method: "DELETE", path: "/api/jobs"), into: &harness.actions)
         harness.hub.httpRequest(3, HTTPRequest(method: "GET", path: "/api/jobs/j-1/results", query: ["limit": "0"]), into: &harness.actions)
         harness.hub.httpRequest(4, HTTPRequest(method: "GET", path: "/ws"), into: &harness.actions)
         let statuses = harness.take().compactMap { if case .respond(_, let response) = $0 { return response.status } else { return nil } }
         XCTAssertEqual(statuses, [405, 400, 426])
+    }
+
+    func testTheClientModuleIsReadableFromAnAllowedOriginOnly() {
+        var harness = Harness { $0.allowedOrigins = ["http://127.0.0.1:9999"] }
+        let requests = [
+            HTTPRequest(method: "GET", path: "/client.js", origin: "http://127.0.0.1:9999"),
+            HTTPRequest(method: "GET", path: "/client.js", origin: "http://evil.example"),
+            HTTPRequest(method: "GET", path: "/client.js"),
+            HTTPRequest(method: "GET", path: "/app.js", origin: "http://127.0.0.1:9999"),
+        ]
+        for (id, request) in requests.enumerated() { harness.hub.httpRequest(ConnectionID(id), request, into: &harness.actions) }
+        let allowed = harness.take().compactMap { action -> String?? in
+            if case .readFile(_, _, let allowOrigin) = action { return allowOrigin } else { return nil }
+        }
+        XCTAssertEqual(allowed, ["http://127.0.0.1:9999", nil, nil, nil])
+        var open = Harness { $0.allowedOrigins = ["*"] }
+        open.hub.httpRequest(1, HTTPRequest(method: "GET", path: "/client.js", origin: "http://a.example"), into: &open.actions)
+        guard case .readFile(1, _, let allowOrigin)? = open.take().first else { return XCTFail("no file read asked") }
+        XCTAssertEqual(allowOrigin, "http://a.example")
     }
 
     func testHistoryPagesAreAskedOfTheEngineAndBadParametersRefusedAtOnce() throws {

@@ -266,9 +266,11 @@ extension WebSocketServer {
                 engine.send(request) { [inbox] reply in inbox.post(.answer(ticket, reply)) }
             case .respond(let id, let response):
                 respond(id, response)
-            case .readFile(let id, let path):
+            case .readFile(let id, let path, let allowOrigin):
                 DispatchQueue.global(qos: .userInitiated).async { [files, inbox] in
-                    inbox.post(.file(id, files.response(for: path)))
+                    var response = files.response(for: path)
+                    if let allowOrigin { response.headers += [("access-control-allow-origin:", allowOrigin), ("vary:", "Origin")] }
+                    inbox.post(.file(id, response))
                 }
             case .attachWorker(let id, let hello):
                 engine.attachWorker(WorkerSession(id), hello) { [inbox] directive in inbox.post(.worker(id, directive)) }

@@ -10,7 +10,7 @@ extension WebSocketServer {
         let method = LWSHeaders.method(wsi)
         let request = HTTPRequest(
             method: method, path: uri, query: LWSHeaders.query(wsi),
-            authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION))
+            authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), origin: LWSHeaders.value(wsi, WSI_TOKEN_ORIGIN))
         let exchange = HTTPExchange(id: nextID, request: request)
         nextID += 1
         exchanges[wsi] = exchange

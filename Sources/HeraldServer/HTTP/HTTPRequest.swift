@@ -5,12 +5,18 @@ public struct HTTPRequest: Sendable {
     public var query: [String: String]
     public var body: [UInt8]
     public var authorization: String?
+    /// The `Origin` header: a page of another origin that imports `/client.js` sends it.
+    public var origin: String?
 
-    public init(method: String, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil) {
+    public init(
+        method: String, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
+        origin: String? = nil
+    ) {
         self.method = method
         self.path = path
         self.query = query
         self.body = body
         self.authorization = authorization
+        self.origin = origin
     }
 }

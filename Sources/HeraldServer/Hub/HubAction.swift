@@ -15,8 +15,9 @@ public enum HubAction: Sendable {
     case ask(EngineRequest, HubTicket)
     /// Answer an HTTP exchange.
     case respond(ConnectionID, HTTPResponse)
-    /// Read a dashboard file off the service thread; post the response as `.file(id, response)`.
-    case readFile(ConnectionID, path: String)
+    /// Read a dashboard file off the service thread; post the response as `.file(id, response)`, with
+    /// `Access-Control-Allow-Origin: allowOrigin` when it is set (`/client.js` for an allowed origin).
+    case readFile(ConnectionID, path: String, allowOrigin: String?)
     /// A worker said `hello`: attach it to the engine; post its directives as `.worker(id, …)`.
     case attachWorker(ConnectionID, WorkerHello)
     /// Pass an attached worker's message to the engine.

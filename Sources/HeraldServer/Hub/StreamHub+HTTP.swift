@@ -20,8 +20,17 @@ extension StreamHub {
             actions.append(.ask(engineRequest, .http(id, query)))
         case .file(let path):
             pendingHTTP.insert(id)
-            actions.append(.readFile(id, path: path))
+            actions.append(.readFile(id, path: path, allowOrigin: crossOriginReader(of: path, request)))
         }
+    }
+
+    /// The JavaScript client may be imported by a page of another origin that `--allow-origin` names
+    /// (the origin that may open the WebSocket may load the module that opens it): its `Origin`, echoed.
+    /// Only `/client.js`: the dashboard's other files stay same-origin.
+    func crossOriginReader(of path: String, _ request: HTTPRequest) -> String? {
+        guard path == "/client.js", let origin = request.origin else { return nil }
+        let allowList = configuration.allowedOrigins
+        return allowList.contains(origin) || allowList.contains("*") ? origin : nil
     }
 
     mutating func respond(_ id: ConnectionID, _ response: HTTPResponse, into actions: inout [HubAction]) {
