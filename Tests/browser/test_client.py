@@ -4,6 +4,7 @@ errors), and with a server's messages fed to it (each event once and in order; a
 Run: scripts/pytest Tests/browser/test_client.py -v   (fixtures in conftest.py)
 """
 
+from .corpus import NEEDLE
 from .dashboard_page import Dashboard
 from .test_dashboard import assert_no_console_errors
 
@@ -76,3 +77,53 @@ def test_each_event_once_in_order_and_a_gap_asks_to_resume(server, browser):
     assert result["delivered"] == [11, 12, 13] and result["seq"] == 13
     assert result["watched"] == ["running:0", "running:0.5", "succeeded:0"]
     assert_no_console_errors(page)
+
+
+def test_a_drop_mid_job_resumes_with_no_event_lost_or_repeated(server, browser):
+    # Two clients watch one search against the real server; one's socket is dropped mid-job. It must
+    # reconnect, resume from its last seq and deliver exactly the events the undisturbed one did.
+    page = Dashboard(browser(), server.url).open()
+    result = page.js(
+        """
+        const watch = () => {
+          const client = new Herald.HeraldClient(location.href);
+          const seqs = [];
+          client.addEventListener('event', (event) => seqs.push(event.detail.seq));
+          client.connect();
+          return { client, seqs };
+        };
+        const steady = watch();
+        const dropped = watch();
+        const opened = (client) => new Promise((resolve) => {
+          if (client.isOpen()) { resolve(); return; }
+          client.addEventListener('open', () => resolve(), { once: true });
+        });
+        await Promise.all([opened(steady.client), opened(dropped.client)]);
+        const { job } = await steady.client.start('search', { query: '""" + NEEDLE + """' });
+        const ended = (client) => new Promise((resolve) => {
+          const stop = client.watchJob(job, (update) => {
+            if (['succeeded', 'failed', 'cancelled'].includes(update.state)) { stop(); resolve(update.state); }
+          });
+        });
+        const endings = Promise.all([ended(steady.client), ended(dropped.client)]);
+        // Mid-job: once the dropped client has seen a few of the job's events, its socket goes.
+        await new Promise((resolve) => {
+          const check = () => (dropped.seqs.length > 3 ? resolve() : setTimeout(check, 20));
+          check();
+        });
+        const before = dropped.client.connections;
+        dropped.client.ws.close();
+        const states = await endings;
+        const result = { states, steady: steady.seqs, dropped: dropped.seqs, reconnected: dropped.client.connections > before };
+        steady.client.close();
+        dropped.client.close();
+        return result;
+        """
+    )
+    assert result["states"] == ["succeeded", "succeeded"], result["states"]
+    assert result["reconnected"], "the dropped client connected again"
+    dropped, steady = result["dropped"], result["steady"]
+    assert dropped == list(range(dropped[0], dropped[0] + len(dropped))), "gapless and nothing twice across the drop"
+    # Both saw the job's events; from the dropped client's first event on, the two lists are the same.
+    assert dropped == [seq for seq in steady if seq >= dropped[0]][: len(dropped)]
+    assert len(dropped) > 4
