@@ -17,7 +17,7 @@ import struct
 import time
 from pathlib import Path
 
-from testkit import Herald
+from testkit import Herald, all_jobs
 
 ROUNDS = 30
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
@@ -30,18 +30,6 @@ def fnv1a64(data: bytes) -> int:
     for byte in data:
         value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return value
-
-
-def all_jobs(server):
-    """Every job the server has, in memory or archived, through history pages (newest first)."""
-    jobs, before = [], None
-    while True:
-        status, body = server.json("GET", "/api/jobs?limit=500" + (f"&before={before}" if before else ""))
-        assert status == 200, body
-        jobs += body["jobs"]
-        before = body["next"]
-        if before is None:
-            return jobs
 
 
 class DataFolder:

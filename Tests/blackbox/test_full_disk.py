@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from testkit import Herald, wait_for
+from testkit import Herald, all_jobs, wait_for
 
 JOBS = 18
 BEFORE_FULL = 3
@@ -45,17 +45,6 @@ def fill(folder: Path) -> Path:
             except OSError:
                 pass
     return filler
-
-
-def all_jobs(server):
-    jobs, before = [], None
-    while True:
-        status, body = server.json("GET", "/api/jobs?limit=500" + (f"&before={before}" if before else ""))
-        assert status == 200, body
-        jobs += body["jobs"]
-        before = body["next"]
-        if before is None:
-            return {job["id"]: job for job in jobs}
 
 
 def start(server, count):
@@ -123,7 +112,7 @@ def test_a_full_disk_is_reported_jobs_go_on_and_everything_is_written_when_space
         # Nothing torn, and nothing lost from view: every job is listed, the newest one's log pages
         # from memory.
         whole_lines(small_disk / "jobs.jsonl")
-        listed = all_jobs(server)
+        listed = {job["id"]: job for job in all_jobs(server)}
         assert {job_id: listed[job_id]["state"] for job_id in ids} == {job_id: "succeeded" for job_id in ids}
         status, page = server.json("GET", f"/api/jobs/{ids[-1]}/log?limit=1000")
         assert status == 200 and page["total"] == 300, page
@@ -140,7 +129,7 @@ def test_a_full_disk_is_reported_jobs_go_on_and_everything_is_written_when_space
 
     restarted = Herald(*args, root=tmp_path)
     try:
-        listed = all_jobs(restarted)
+        listed = {job["id"]: job for job in all_jobs(restarted)}
         assert {job_id: listed[job_id]["state"] for job_id in ids} == {job_id: "succeeded" for job_id in ids}
         status, page = restarted.json("GET", f"/api/jobs/{ids[-1]}/log?limit=1000")
         assert status == 200 and page["total"] == 300 and page["lines"][-1]["text"] == "300", page

@@ -77,6 +77,18 @@ class Herald:
         return self.process.returncode
 
 
+def all_jobs(server) -> list:
+    """Every job the server has, in memory or archived, through history pages (newest first)."""
+    jobs, before = [], None
+    while True:
+        status, body = server.json("GET", "/api/jobs?limit=500" + (f"&before={before}" if before else ""))
+        assert status == 200, body
+        jobs += body["jobs"]
+        before = body["next"]
+        if before is None:
+            return jobs
+
+
 # HERALD_BLACKBOX_CLUSTER=1 (`make test-cluster-suites`): every server a test starts is node n1 of a
 # cluster of its own: a redis-server and two more nodes (docs/scaling.md). The suites must pass against
 # one node of a 3-node cluster as they pass against a single server.
