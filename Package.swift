@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "HeraldCluster", targets: ["HeraldCluster"]),
         .library(name: "HeraldCrypto", targets: ["HeraldCrypto"]),
         .library(name: "HeraldWebhooks", targets: ["HeraldWebhooks"]),
+        .library(name: "HeraldAccess", targets: ["HeraldAccess"]),
     ],
     targets: [
         // Debian's libwebsockets 4.1.6 behind a small shim.
@@ -41,13 +42,16 @@ let package = Package(
         // Swift values over libcrypto (HMAC-SHA256 for webhook signatures; token signatures later):
         // the only code that imports CLibCrypto.
         .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
+        // Who may see and do what: roles, scopes, principals and the credentials that prove them
+        // (users file, API keys, JWTs, share links, sessions). Pure Swift over HeraldCrypto; no sockets.
+        .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport"]),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.
         .target(name: "HeraldSupport"),
         .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport"]),
         // The stream hub (connections, outboxes, slow-client policy, commands, REST routes) and the
         // inbox between the engine and the service thread: pure Swift, no sockets, no C.
-        .target(name: "HeraldServer", dependencies: ["HeraldEngine", "HeraldSupport"]),
+        .target(name: "HeraldServer", dependencies: ["HeraldEngine", "HeraldSupport", "HeraldAccess"]),
         // The libwebsockets transport (server) and client: the only code that sees an lws pointer.
         .target(name: "HeraldLWS", dependencies: ["HeraldEngine", "HeraldServer", "HeraldSupport", "CLibWebSockets"]),
         // Benchmark-only job kinds (`herald serve --bench`), kept out of the engine's core.
@@ -66,7 +70,7 @@ let package = Package(
             name: "herald",
             dependencies: [
                 "HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldLWS", "HeraldBench", "HeraldRedis", "HeraldCluster",
-                "HeraldWebhooks", "CSystemExtras",
+                "HeraldWebhooks", "HeraldAccess", "CSystemExtras",
             ]),
         // What the test targets share: polling and a locked value, temporary folders, free loopback
         // ports, a real redis-server. A library target (test targets cannot depend on each other);
@@ -85,6 +89,8 @@ let package = Package(
             linkerSettings: [.linkedLibrary("ssl")]),
         // HMAC against RFC 4231's vectors.
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
+        // Roles, scopes and credentials, no sockets.
+        .testTarget(name: "HeraldAccessTests", dependencies: ["HeraldAccess", "HeraldCrypto", "HeraldTestSupport"]),
         // Signatures and the URLSession transport against a receiver on a free loopback port.
         .testTarget(name: "HeraldWebhooksTests", dependencies: ["HeraldWebhooks", "HeraldEngine", "HeraldCrypto", "HeraldTestSupport"]),
         // The Redis client on a real redis-server.
