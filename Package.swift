@@ -48,7 +48,7 @@ let package = Package(
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.
         .target(name: "HeraldSupport"),
-        .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport"]),
+        .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport", "HeraldAccess"]),
         // The stream hub (connections, outboxes, slow-client policy, commands, REST routes) and the
         // inbox between the engine and the service thread: pure Swift, no sockets, no C.
         .target(name: "HeraldServer", dependencies: ["HeraldEngine", "HeraldSupport", "HeraldAccess"]),
@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "HeraldRedis", dependencies: ["CHiredis"]),
         // A cluster node (`herald serve --redis`): the engine in front of a node's dispatcher that shares
         // one ordered stream with every other node through Redis Streams (docs/scaling.md).
-        .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis"]),
+        .target(name: "HeraldCluster", dependencies: ["HeraldEngine", "HeraldRedis", "HeraldAccess"]),
         // Webhook deliveries over HTTP (FoundationNetworking's URLSession, libcurl underneath) and their
         // Standard Webhooks signatures: kept out of the engine, which stays Foundation-only and hands
         // each attempt to a `WebhookTransport`.

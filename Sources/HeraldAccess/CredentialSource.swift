@@ -17,4 +17,6 @@ public enum CredentialSource: Sendable, Hashable {
     case proxy(user: String)
     /// `--worker-token`, the shared worker credential.
     case workerToken
+    /// A request another cluster node already checked and passed on (a cancel of a job this node runs).
+    case forwardedByNode
 }

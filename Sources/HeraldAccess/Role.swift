@@ -12,7 +12,8 @@ public enum Role: String, Sendable, Hashable, CaseIterable, Comparable {
         case .watch: return self != .worker
         case .start, .cancelOwn, .controlSchedule, .share: return self == .operator || self == .admin
         case .cancelAny, .readAudit, .revoke, .manageWorkers: return self == .admin
-        case .work: return self == .worker || self == .admin
+        // A worker's credential is its own: an admin's key does not make a worker.
+        case .work: return self == .worker
         }
     }
 

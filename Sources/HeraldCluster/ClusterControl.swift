@@ -4,13 +4,14 @@ import HeraldRedis
 /// What one node asks of another through the asked node's control stream (`ClusterKeys.control`):
 /// cancel a job it runs, or read a page of a job it holds and push the answer to `reply`. A value.
 enum ClusterControl: Sendable, Equatable {
-    case cancel(job: String)
+    /// `by`: who asked (already allowed by the asking node), recorded as the job's `cancelledBy`.
+    case cancel(job: String, by: String)
     case page(job: String, offset: Int, limit: Int, reply: String)
 
     /// The entry's fields, for XADD.
     var fields: [String] {
         switch self {
-        case .cancel(let job): return ["t", "cancel", "j", job]
+        case .cancel(let job, let by): return ["t", "cancel", "j", job, "b", by]
         case .page(let job, let offset, let limit, let reply):
             return ["t", "page", "j", job, "o", String(offset), "l", String(limit), "r", reply]
         }
@@ -35,7 +36,7 @@ enum ClusterControl: Sendable, Equatable {
         }
         guard let job = map["j"] else { return nil }
         switch map["t"] {
-        case "cancel": self = .cancel(job: job)
+        case "cancel": self = .cancel(job: job, by: map["b"] ?? "anonymous")
         case "page":
             guard let offset = map["o"].flatMap({ Int($0) }), let limit = map["l"].flatMap({ Int($0) }), let reply = map["r"] else {
                 return nil

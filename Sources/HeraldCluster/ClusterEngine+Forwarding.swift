@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldAccess
 import HeraldEngine
 import HeraldRedis
 
@@ -49,8 +50,9 @@ extension ClusterEngine {
     func serve(_ requests: [ClusterControl]) {
         for request in requests {
             switch request {
-            case .cancel(let job):
-                local.send(.cancel(job)) { _ in }
+            case .cancel(let job, let by):
+                // The asking node checked the principal; this node records who it was.
+                local.send(.cancel(job, by: Principal(name: by, role: .admin, source: .forwardedByNode))) { _ in }
             case .page(let job, let offset, let limit, let token):
                 figures.withLock { $0.pagesServedForOthers += 1 }
                 local.send(.page(job: job, offset: offset, limit: limit)) { [self] answer in

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldAccess
 import HeraldEngine
 import HeraldRedis
 import HeraldSupport
@@ -16,7 +17,8 @@ extension ClusterEngine {
         let limit = local.configuration.limit(for: JobKind(kind))
         let record = JobRecord(
             id: JobID.random(), kind: JobKind(kind), params: params, requestId: start.requestId,
-            createdAt: WallClock.millis())
+            createdAt: WallClock.millis(), schedule: start.schedule,
+            startedBy: start.schedule.map { "schedule:\($0)" } ?? start.startedBy)
         let encoding = WireEncoder.encode(event: .job(record), seq: 0, ts: WallClock.micros())
         let answer: RedisReply
         do {
@@ -161,12 +163,12 @@ extension ClusterEngine {
     static let claimDeference = 0.1
 
     /// Cancels a job that waits in the cluster's queue, owned by nobody. Thread: `commandQueue`.
-    func cancelQueued(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
+    func cancelQueued(_ record: JobRecord, by principal: Principal, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
         var cancelled = record
         do { try cancelled.move(to: .cancelled) } catch {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) already ended \(record.state.rawValue)"))))
         }
-        cancelled.markEnded(error: "cancelled by request", at: WallClock.millis())
+        cancelled.markEnded(error: "cancelled by request", at: WallClock.millis(), cancelledBy: principal.name)
         let keys = settings.keys
         let encoding = WireEncoder.encode(event: .job(cancelled), seq: 0, ts: WallClock.micros())
         let answer: RedisReply
@@ -189,7 +191,9 @@ extension ClusterEngine {
             guard tries < 10 else {
                 return reply(.job(.failure(EngineError(.unavailable, "job \(record.id) was just taken by a node; try again"))))
             }
-            viewQueue.asyncAfter(deadline: .now() + 0.2) { [self] in cancel(record.id.rawValue, reply: reply, tries: tries + 1) }
+            viewQueue.asyncAfter(deadline: .now() + 0.2) { [self] in
+                cancel(record.id.rawValue, by: principal, reply: reply, tries: tries + 1)
+            }
         default:
             reply(.job(.failure(EngineError(.notCancellable, "job \(record.id) is no longer queued"))))
         }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldAccess
 import HeraldEngine
 import HeraldRedis
 import HeraldSupport
@@ -26,10 +27,10 @@ extension ClusterEngine {
                 case .success(let params): commandQueue.async { [self] in enqueue(start, params: params, reply: reply) }
                 }
             }
-        case .cancel(let id):
+        case .cancel(let id, let principal):
             if let refusal = unavailable() { return reply(.job(.failure(refusal))) }
             // A job this node just started may not be back from the stream yet: wait for it.
-            afterOwnEvents { [self] in cancel(id, reply: reply) }
+            afterOwnEvents { [self] in cancel(id, by: principal, reply: reply) }
         case .snapshot:
             afterOwnEvents { [self] in
                 guard let view else { return reply(.snapshot(local.snapshot())) }
@@ -242,31 +243,35 @@ extension ClusterEngine {
     // MARK: - Cancels (view queue, then wherever the job runs)
 
     /// `tries`: how often a job that waited in the queue was found taken meanwhile. Thread: `viewQueue`.
-    func cancel(_ id: String, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
+    func cancel(_ id: String, by principal: Principal, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int = 0) {
         guard let record = view?.job(JobID(id)) else {
             // Not in this node's view (yet: another node started it a moment ago): Redis has it.
             return lookUpElsewhere(id) { [self] answer in
                 guard case .job(.success(let found)) = answer else { return reply(answer) }
-                viewQueue.async { [self] in cancel(found, reply: reply, tries: tries) }
+                viewQueue.async { [self] in cancel(found, by: principal, reply: reply, tries: tries) }
             }
         }
-        cancel(record, reply: reply, tries: tries)
+        cancel(record, by: principal, reply: reply, tries: tries)
     }
 
-    /// Thread: `viewQueue`.
-    func cancel(_ record: JobRecord, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int) {
+    /// Checked here, where the record is known, before the cancel goes wherever the job is: the
+    /// node that runs it takes the cancel as the cluster's (`ClusterControl.cancel`). Thread: `viewQueue`.
+    func cancel(_ record: JobRecord, by principal: Principal, reply: @escaping @Sendable (EngineReply) -> Void, tries: Int) {
         let id = record.id.rawValue
+        if let refusal = principal.refusalToCancel(job: id, kind: record.kind.rawValue, startedBy: record.startedBy) {
+            return reply(.job(.failure(EngineError(refusal))))
+        }
         if record.state.isTerminal {
             return reply(.job(.failure(EngineError(.notCancellable, "job \(id) already ended \(record.state.rawValue)"))))
         }
         if record.node == nil && record.state == .queued {
-            return commandQueue.async { [self] in cancelQueued(record, reply: reply, tries: tries) }
+            return commandQueue.async { [self] in cancelQueued(record, by: principal, reply: reply, tries: tries) }
         }
-        guard let node = record.node, node != settings.node else { return local.send(.cancel(id), reply: reply) }
+        guard let node = record.node, node != settings.node else { return local.send(.cancel(id, by: principal), reply: reply) }
         commandQueue.async { [self] in
             do {
                 try requireAlive(node)
-                let answer = try ClusterControl.cancel(job: id).post(to: node, keys: settings.keys, on: commands())
+                let answer = try ClusterControl.cancel(job: id, by: principal.name).post(to: node, keys: settings.keys, on: commands())
                 if let message = answer.errorMessage { throw ClusterFailure.unexpected(message) }
                 // The job ends `cancelled` on its node; every viewer sees that event.
                 reply(.job(.success(record)))

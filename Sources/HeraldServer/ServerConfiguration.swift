@@ -1,4 +1,5 @@
 import Foundation
+import HeraldAccess
 import HeraldSupport
 
 /// How the server listens and what it allows. Every field has the default a user gets without flags;
@@ -30,8 +31,11 @@ public struct ServerConfiguration: Sendable {
     public var writeBatchBytes = 64 * 1024
     /// Origins allowed besides the server's own; clients that send no Origin are always allowed.
     public var allowedOrigins: [String] = []
-    /// When set, `start`, `cancel` and mutating REST calls need it.
+    /// When set, `start`, `cancel` and mutating REST calls need it (or another identity that may).
     public var controlToken: String?
+    /// Who may see and do what (users file, keys, JWTs, share links, a trusted proxy); nil: only the
+    /// control and worker tokens above (`accessSettings`).
+    public var access: AccessControl?
     /// When set, a worker's `hello` (or an `auth` before it) must present it; when nil, workers are
     /// taken from loopback peers only (docs/workers.md). A control token is not a worker token.
     public var workerToken: String?
@@ -47,4 +51,12 @@ public struct ServerConfiguration: Sendable {
     public var echoMaxMessageBytes = 16 * 1024 * 1024
 
     public init() {}
+
+    /// The access settings of the tokens alone, for a server built without `access`.
+    public var accessSettings: AccessSettings {
+        var settings = AccessSettings()
+        settings.controlToken = controlToken
+        settings.workerToken = workerToken
+        return settings
+    }
 }

@@ -14,15 +14,15 @@ final class ClusterControlTests: XCTestCase {
         let stream = keys.control("n2")
         // Two requests from long ago (ids are milliseconds of Redis's clock), one from 30 s ago.
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        XCTAssertNotNil(try connection.command(["XADD", stream, "1-0"] + ClusterControl.cancel(job: "j-old").fields).string)
-        XCTAssertNotNil(try connection.command(["XADD", stream, "2-0"] + ClusterControl.cancel(job: "j-older").fields).string)
+        XCTAssertNotNil(try connection.command(["XADD", stream, "1-0"] + ClusterControl.cancel(job: "j-old", by: "ann").fields).string)
+        XCTAssertNotNil(try connection.command(["XADD", stream, "2-0"] + ClusterControl.cancel(job: "j-older", by: "ann").fields).string)
         XCTAssertNotNil(
-            try connection.command(["XADD", stream, "\(now - 30_000)-0"] + ClusterControl.cancel(job: "j-recent").fields).string)
+            try connection.command(["XADD", stream, "\(now - 30_000)-0"] + ClusterControl.cancel(job: "j-recent", by: "ann").fields).string)
         let posted = try ClusterControl.page(job: "j-1", offset: 0, limit: 5, reply: "t").post(to: "n2", keys: keys, on: connection)
         XCTAssertNotNil(posted.string, "the new entry's id: \(posted)")
         let entries = try connection.command("XRANGE", stream, "-", "+").array ?? []
         let requests = entries.compactMap { entry in entry.array.flatMap { $0.count == 2 ? $0[1].array : nil }.flatMap(ClusterControl.init)
         }
-        XCTAssertEqual(requests, [.cancel(job: "j-recent"), .page(job: "j-1", offset: 0, limit: 5, reply: "t")])
+        XCTAssertEqual(requests, [.cancel(job: "j-recent", by: "ann"), .page(job: "j-1", offset: 0, limit: 5, reply: "t")])
     }
 }

@@ -8,7 +8,7 @@ import XCTest
 /// The route table alone: every declared route is reached by its method and path, with its
 /// parameters; a known path with another method is 405 naming the methods it takes.
 final class HTTPRoutesTests: XCTestCase {
-    private let api = HTTPAPI(version: "test", authorizer: Authorizer(token: nil))
+    private let api = HTTPAPI(version: "test")
 
     private func asked(_ method: String, _ path: String, query: [String: String] = [:]) -> (EngineRequest, HTTPQuery)? {
         if case .ask(let request, let query) = api.route(HTTPRequest(method: method, path: path, query: query)) { return (request, query) }
@@ -26,7 +26,7 @@ final class HTTPRoutesTests: XCTestCase {
         XCTAssertEqual(asked("GET", "/api/jobs/j-a")?.0, .job("j-a"))
         XCTAssertEqual(
             asked("GET", "/api/jobs/j-a/")?.1, HTTPQuery("GET /api/jobs/{id}", parameters: ["j-a"]), "a trailing slash is the same path")
-        XCTAssertEqual(asked("POST", "/api/jobs/j-b/cancel")?.0, .cancel("j-b"))
+        XCTAssertEqual(asked("POST", "/api/jobs/j-b/cancel")?.0, .cancel("j-b", by: .anonymousAdmin))
         XCTAssertEqual(asked("GET", "/api/jobs/j-c/log", query: ["offset": "5", "limit": "7"])?.0, .page(job: "j-c", offset: 5, limit: 7))
         XCTAssertEqual(asked("GET", "/api/jobs/j-c/results")?.1, HTTPQuery("GET /api/jobs/{id}/results", parameters: ["j-c"]))
         XCTAssertEqual(Set(HTTPRoutes.all.map(\.name)).count, HTTPRoutes.all.count, "one declaration per route")

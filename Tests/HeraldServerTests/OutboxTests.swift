@@ -6,7 +6,7 @@ import XCTest
 /// A connection's own frames (replies, its snapshot, replayed events) and its resync count.
 final class OutboxTests: XCTestCase {
     private func lifecycle(_ seq: Int64, size: Int = 100, ts: Int64? = nil) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: seq, progressJob: nil, ts: ts), bytes: Array(repeating: 2, count: size))
+        OutboundFrame(kind: .event(seq: seq, progressJob: nil, ts: ts, job: nil), bytes: Array(repeating: 2, count: size))
     }
 
     func testDiscardingEventsKeepsReplies() {

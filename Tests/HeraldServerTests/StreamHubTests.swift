@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 import HeraldTestSupport
 import XCTest
@@ -7,83 +8,7 @@ import XCTest
 /// The hub's policies, with no socket: a fake transport records the actions and plays the engine.
 final class StreamHubTests: XCTestCase {
     /// Drives a hub the way the transport does and keeps what it asked for.
-    private struct Harness {
-        var hub: StreamHub
-        var actions: [HubAction] = []
-        var buffer: [UInt8] = []
-        var now = 0.0
-        /// The wall clock the transport would pass to `writable` (microseconds since 1970).
-        var nowMicros: Int64 = 0
-
-        init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) {
-            var configuration = ServerConfiguration()
-            configure(&configuration)
-            hub = StreamHub(configuration: configuration, epoch: "e1", logger: Logger(level: .error), version: "test")
-        }
-
-        /// The actions since the last call.
-        mutating func take() -> [HubAction] {
-            defer { actions = [] }
-            return actions
-        }
-
-        mutating func connect(_ id: ConnectionID, query: [String: String] = [:], authorization: String? = nil, peer: String = "127.0.0.1") {
-            XCTAssertEqual(
-                hub.handshake(id, Handshake(path: "/ws", host: "h", query: query, authorization: authorization, peer: peer)), .accept)
-            hub.opened(id, now: now, into: &actions)
-        }
-
-        /// Connects and delivers the connection's first snapshot, which is read off: the stream is live.
-        mutating func connectLive(_ id: ConnectionID, authorization: String? = nil, peer: String = "127.0.0.1") {
-            connect(id, authorization: authorization, peer: peer)
-            deliver([.answer(.snapshot(generation: 0), .snapshot(Snapshot(epoch: "e1", seq: 0, jobs: [], news: NewsFeed(), limits: [:])))])
-            XCTAssertEqual(written(id).messages.first?["type"]?.stringValue, "snapshot")
-        }
-
-        mutating func deliver(_ deliveries: [Delivery], overflowed: Bool = false, streamReset: Bool = false, stop: Bool = false) {
-            let drained = DeliveryInbox.Drained(
-                overflowed: overflowed, streamReset: streamReset, replies: deliveries.filter { !$0.isOrdered },
-                ordered: deliveries.filter(\.isOrdered), more: false,
-                stopRequested: stop)
-            hub.deliver(drained, now: now, into: &actions)
-        }
-
-        mutating func send(_ id: ConnectionID, _ text: String, isBinary: Bool = false) {
-            let bytes = Array(text.utf8)
-            bytes.withUnsafeBytes { hub.received(id, $0, isBinary: isBinary, isFinal: true, now: now, into: &actions) }
-        }
-
-        /// Everything the connection would write now, as JSON objects, and how the last step ended.
-        mutating func written(_ id: ConnectionID) -> (messages: [JSONValue], end: WriteStep) {
-            var messages: [JSONValue] = []
-            while true {
-                let step = hub.writable(id, nowMicros: nowMicros, into: &buffer, actions: &actions)
-                guard case .write(_, let more) = step else { return (messages, step) }
-                messages += Self.payloads(buffer).map { try! JSONParser.parse($0) }
-                if !more { return (messages, .idle) }
-            }
-        }
-
-        /// Splits raw server frames (unmasked, FIN) into payloads.
-        static func payloads(_ bytes: [UInt8]) -> [[UInt8]] {
-            var out: [[UInt8]] = []
-            var index = 0
-            while index < bytes.count {
-                var length = Int(bytes[index + 1] & 0x7F)
-                var header = 2
-                if length == 126 {
-                    length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-                    header = 4
-                } else if length == 127 {
-                    length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[index + 2 + $1]) }
-                    header = 10
-                }
-                out.append(Array(bytes[(index + header)..<(index + header + length)]))
-                index += header + length
-            }
-            return out
-        }
-    }
+    private typealias Harness = HubHarness
 
     private func snapshot(seq: Int64) -> Snapshot {
         Snapshot(epoch: "e1", seq: seq, jobs: [], news: NewsFeed(), limits: [:])
@@ -431,7 +356,9 @@ final class StreamHubTests: XCTestCase {
         _ = harness.take()
         harness.send(1, #"{"type":"start","kind":"sort","params":{"count":5},"requestId":"r1"}"#)
         let requests = asks(harness.take())
-        XCTAssertEqual(requests.map(\.0), [.start(StartRequest(kind: "sort", params: ["count": 5], requestId: "r1"))])
+        var expected = StartRequest(kind: "sort", params: ["count": 5], requestId: "r1")
+        expected.startedBy = "anonymous"
+        XCTAssertEqual(requests.map(\.0), [.start(expected)], "the start names who asked: the local default's anonymous")
         XCTAssertEqual(requests.map(\.1), [.command(1, type: "start", requestId: "r1")])
         harness.deliver([.answer(.command(1, type: "start", requestId: "r1"), .job(.failure(EngineError(.busy, "a sort is running"))))])
         let reply = try XCTUnwrap(harness.written(1).messages.first)
@@ -465,13 +392,14 @@ final class StreamHubTests: XCTestCase {
         harness.send(1, #"{"type":"auth","token":"wrong"}"#)
         harness.send(1, #"{"type":"auth","token":"s3cret"}"#)
         harness.send(1, #"{"type":"cancel","job":"j-1"}"#)
-        XCTAssertEqual(asks(harness.take()).map(\.0), [.cancel("j-1")])
+        let tokenHolder = Principal(name: "token", role: .admin, source: .controlToken)
+        XCTAssertEqual(asks(harness.take()).map(\.0), [.cancel("j-1", by: tokenHolder)])
         XCTAssertEqual(
             harness.written(1).messages.map { $0["code"]?.stringValue ?? $0["type"]?.stringValue },
             ["unauthorized", "unauthorized", "accepted"])
         harness.connectLive(2, authorization: "Bearer s3cret")
         harness.send(2, #"{"type":"cancel","job":"j-2"}"#)
-        XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2"), "a bearer token at the handshake authorises")
+        XCTAssertEqual(asks(harness.take()).map(\.0).last, .cancel("j-2", by: tokenHolder), "a bearer token at the handshake authorises")
     }
 
     func testSchedulesAreListedByAnyoneAndControlledWithTheToken() throws {
@@ -670,7 +598,7 @@ final class StreamHubTests: XCTestCase {
         harness.connectLive(1, authorization: "Bearer c-secret")
         harness.send(1, Self.hello)
         XCTAssertEqual(attaches(harness.take()), [], "a viewer's control token is not a worker token")
-        XCTAssertEqual(harness.written(1).messages.last?["code"], "unauthorized")
+        XCTAssertEqual(harness.written(1).messages.last?["code"], "forbidden", "a known identity that may not work")
         harness.connectLive(2)
         harness.send(2, #"{"type":"auth","token":"w-secret"}"#)
         harness.send(2, Self.hello)

@@ -23,23 +23,12 @@ final class WireHelpersTests: XCTestCase {
         XCTAssertEqual((0..<5).map { _ in bucket.take(now: 100) }.filter { $0 }.count, 3, "never more than the burst saved up")
     }
 
-    func testAuthorizer() {
-        XCTAssertTrue(Authorizer(token: nil).accepts(nil))
-        let authorizer = Authorizer(token: "s3cret")
-        XCTAssertTrue(authorizer.accepts("s3cret"))
-        XCTAssertFalse(authorizer.accepts("s3cre"))
-        XCTAssertFalse(authorizer.accepts("s3cret!"))
-        XCTAssertFalse(authorizer.accepts(nil))
-        XCTAssertNil(authorizer.refusal(forBearer: "Bearer s3cret"))
-        XCTAssertEqual(authorizer.refusal(forBearer: "s3cret")?.code, .unauthorized)
-    }
-
     func testOriginRule() {
-        XCTAssertTrue(Authorizer.isAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", allowList: []))
-        XCTAssertTrue(Authorizer.isAllowed(origin: "https://Herald.example", host: "herald.example", allowList: []))
-        XCTAssertFalse(Authorizer.isAllowed(origin: "http://evil.example", host: "127.0.0.1:8080", allowList: []))
-        XCTAssertTrue(Authorizer.isAllowed(origin: "http://tool.example", host: "127.0.0.1:8080", allowList: ["http://tool.example"]))
-        XCTAssertFalse(Authorizer.isAllowed(origin: "null", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(OriginPolicy.isAllowed(origin: "http://127.0.0.1:8080", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(OriginPolicy.isAllowed(origin: "https://Herald.example", host: "herald.example", allowList: []))
+        XCTAssertFalse(OriginPolicy.isAllowed(origin: "http://evil.example", host: "127.0.0.1:8080", allowList: []))
+        XCTAssertTrue(OriginPolicy.isAllowed(origin: "http://tool.example", host: "127.0.0.1:8080", allowList: ["http://tool.example"]))
+        XCTAssertFalse(OriginPolicy.isAllowed(origin: "null", host: "127.0.0.1:8080", allowList: []))
     }
 
     func testStaticFilesRefuseEscapes() throws {

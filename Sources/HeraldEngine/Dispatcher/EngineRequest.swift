@@ -1,10 +1,13 @@
+import HeraldAccess
+
 /// A question or command for the engine, sent as a message: the caller never waits for the answer,
 /// which comes back as an `EngineReply` through a callback (`JobEngine.send`).
 public enum EngineRequest: Sendable, Equatable {
     /// Start a job (answered with `.job`).
     case start(StartRequest)
-    /// Cancel a job by id (answered with `.job`).
-    case cancel(String)
+    /// Cancel a job by id for `by` (answered with `.job`; `forbidden` when `by` may not cancel it,
+    /// which only the job's record can tell: who started it, its kind).
+    case cancel(String, by: Principal = .anonymousAdmin)
     /// The whole state now (answered with `.snapshot`).
     case snapshot
     /// The events after `since` in `epoch`, or a snapshot (answered with `.resume`).

@@ -1,3 +1,4 @@
+import HeraldAccess
 import Dispatch
 
 /// Blocking conveniences for tests and tools. Thread: any but `queue`; they wait for it. Those that
@@ -13,10 +14,10 @@ extension JobDispatcher {
     }
 
     /// Cancels a queued, waiting or running job. A running job ends `cancelled` once it notices.
-    public func cancel(_ id: String) -> Result<JobRecord, EngineError> {
+    public func cancel(_ id: String, by principal: Principal = .anonymousAdmin) -> Result<JobRecord, EngineError> {
         queue.sync {
             defer { jobs.flushOutgoing() }
-            return jobs.cancelOnQueue(id)
+            return jobs.cancelOnQueue(id, by: principal)
         }
     }
 

@@ -114,7 +114,7 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         switch request {
         case .start(let start): return .job(jobs.startOnQueue(start))
-        case .cancel(let id): return .job(jobs.cancelOnQueue(id))
+        case .cancel(let id, let principal): return .job(jobs.cancelOnQueue(id, by: principal))
         case .snapshot: return .snapshot(jobs.makeSnapshot())
         case .resume(let epoch, let since):
             if epoch == self.epoch, let events = jobs.stream.events(after: since) { return .resume(.events(events)) }

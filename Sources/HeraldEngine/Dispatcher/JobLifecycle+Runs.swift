@@ -1,4 +1,5 @@
 import Dispatch
+import HeraldAccess
 import Foundation
 import HeraldSupport
 
@@ -35,7 +36,7 @@ extension JobLifecycle {
             id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
             createdAt: WallClock.millis(), node: configuration.nodeName)
         record.schedule = request.schedule
-        record.startedBy = request.schedule.map { "schedule:\($0)" }
+        record.startedBy = request.schedule.map { "schedule:\($0)" } ?? request.startedBy
         table.insert(record)
         if let requestId = request.requestId { table.remember(requestId: requestId, for: record.id) }
         emit(.job(record))
@@ -59,10 +60,16 @@ extension JobLifecycle {
         return runners.checkedParams(request, environment: environment)
     }
 
-    func cancelOnQueue(_ text: String) -> Result<JobRecord, EngineError> {
+    /// Cancels a job for `principal`, when its role and scope reach the job (who started it, its
+    /// kind); the record names who cancelled it.
+    func cancelOnQueue(_ text: String, by principal: Principal = .anonymousAdmin) -> Result<JobRecord, EngineError> {
         dispatchPrecondition(condition: .onQueue(queue))
         let id = JobID(text)
         guard let record = table[id] else { return .failure(EngineError(.notFound, "no job \(text)")) }
+        if let refusal = principal.refusalToCancel(job: text, kind: record.kind.rawValue, startedBy: record.startedBy) {
+            return .failure(EngineError(refusal))
+        }
+        if !record.state.isTerminal { table[id]?.cancelledBy = principal.name }
         switch record.state {
         case .queued, .waiting:
             let cancelled = finishWithoutRunning(id, state: .cancelled, reason: "cancelled by request")

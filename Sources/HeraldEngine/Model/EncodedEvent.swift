@@ -8,12 +8,15 @@ public struct EncodedEvent: Sendable, Equatable {
     /// As `SequencedEvent.ts`: wall-clock microseconds since the Unix epoch.
     public let ts: Int64
     public let progressJob: JobID?
+    /// The job the event is about; nil for news and workers (`SequencedEvent.job`).
+    public let job: JobID?
     public let json: [UInt8]
 
     public init(_ event: SequencedEvent) {
         seq = event.seq
         ts = event.ts
         progressJob = event.progressJob
+        job = event.job
         json = event.json
     }
 }

@@ -17,4 +17,13 @@ public enum EngineEvent: Sendable, Hashable {
     case log(job: JobID, lines: [LogLine], skipped: Int, first: Int)
     /// The connected workers changed (one attached, left, took or ended a job): all of them now.
     case workers([WorkerInfo])
+
+    /// The job the event is about; nil for news and workers.
+    public var job: JobID? {
+        switch self {
+        case .job(let record): return record.id
+        case .progress(let job, _), .results(let job, _), .log(let job, _, _, _): return job
+        case .news, .workers: return nil
+        }
+    }
 }

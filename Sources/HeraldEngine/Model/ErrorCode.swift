@@ -10,6 +10,8 @@ public enum ErrorCode: String, Sendable, CaseIterable {
     case tooLarge = "too_large"
     case rateLimited = "rate_limited"
     case unauthorized
+    /// A known identity asked for something its role or scope does not allow (docs/security.md).
+    case forbidden
     case shuttingDown = "shutting_down"
     /// A worker's report on an attempt it no longer holds (docs/workers.md): kill that run.
     case leaseLost = "lease_lost"
@@ -29,6 +31,7 @@ public enum ErrorCode: String, Sendable, CaseIterable {
         switch self {
         case .badJSON, .badRequest, .unknownType, .unknownKind: return 400
         case .unauthorized: return 401
+        case .forbidden: return 403
         case .notFound: return 404
         case .gone: return 410
         case .busy, .notCancellable, .leaseLost, .kindMismatch: return 409

@@ -9,11 +9,15 @@ public struct HistoryQuery: Sendable, Equatable {
     public var before: HistoryCursor?
     /// Jobs per page, `limits`.
     public var limit: Int
+    /// Only jobs started by this name (`JobRecord.startedBy`); nil: anyone's.
+    public var startedBy: String?
+    /// Only these jobs (a scoped principal's, docs/security.md); nil: any job. Never read from a client.
+    public var jobs: Set<String>?
 
     public static let defaultLimit = 50
     public static let limits = 1...500
     /// The query-string names that ask for a history page instead of the snapshot's job list.
-    public static let parameterNames = ["state", "kind", "before", "limit"]
+    public static let parameterNames = ["state", "kind", "before", "limit", "startedBy"]
 
     public init(states: Set<JobState>? = nil, kinds: Set<JobKind>? = nil, before: HistoryCursor? = nil, limit: Int = defaultLimit) {
         self.states = states
@@ -27,6 +31,8 @@ public struct HistoryQuery: Sendable, Equatable {
         if let states, !states.contains(record.state) { return false }
         if let kinds, !kinds.contains(record.kind) { return false }
         if let before, !(HistoryCursor(record) < before) { return false }
+        if let startedBy, record.startedBy != startedBy { return false }
+        if let jobs, !jobs.contains(record.id.rawValue) { return false }
         return true
     }
 
@@ -66,6 +72,10 @@ public struct HistoryQuery: Sendable, Equatable {
                 return .failure(.badRequest(field: "before", "\"\(text)\" is not a cursor; pass the \"next\" of a previous page as it is"))
             }
             query.before = cursor
+        }
+        if let text = present("startedBy") {
+            guard text.utf8.count <= 256 else { return .failure(.badRequest(field: "startedBy", "must be a name of at most 256 bytes")) }
+            query.startedBy = text
         }
         if let text = present("limit") {
             guard let limit = Int(text), limits.contains(limit) else {

@@ -21,6 +21,7 @@ extension JobRecord {
         if let node { object["node"] = .string(node) }
         if let schedule { object["schedule"] = .string(schedule) }
         if let startedBy { object["startedBy"] = .string(startedBy) }
+        if let cancelledBy { object["cancelledBy"] = .string(cancelledBy) }
         return .object(object)
     }
 
@@ -55,6 +56,7 @@ extension JobRecord {
         self.node = try fields.optionalString("node")
         self.schedule = try fields.optionalString("schedule")
         self.startedBy = try fields.optionalString("startedBy")
+        self.cancelledBy = try fields.optionalString("cancelledBy")
     }
 
     private static let stateWords = "a job state (\(JobState.allCases.map(\.rawValue).joined(separator: ", ")))"

@@ -18,8 +18,11 @@ public struct JobRecord: Sendable, Hashable {
     public internal(set) var exit: JSONObject?
     /// The schedule that started the job (docs/schedules.md); nil for a job someone started.
     public internal(set) var schedule: String?
-    /// Who started the job: `schedule:NAME` for a schedule's; nil where no identity is known.
+    /// Who started the job: a user, an API key's or a JWT's name, `schedule:NAME` for a schedule's,
+    /// `anonymous` on a server without identities; nil where no identity was known (older records).
     public internal(set) var startedBy: String?
+    /// Who cancelled the job, named as `startedBy`; nil unless someone asked for the cancel.
+    public internal(set) var cancelledBy: String?
     /// Which attempt runs (or ran last): 1, 2, …; nil for kinds that are never retried.
     public internal(set) var attempt: Int?
     /// The name of the remote worker running (or that last ran) the job; nil for a job run here.
@@ -30,8 +33,11 @@ public struct JobRecord: Sendable, Hashable {
     public init(
         id: JobID, kind: JobKind, params: JSONObject, after: [JobID] = [], requestId: String? = nil,
         state: JobState = .queued, progress: JobProgress = JobProgress(), createdAt: Int64,
-        startedAt: Int64? = nil, finishedAt: Int64? = nil, error: String? = nil, summary: JSONObject? = nil, node: String? = nil
+        startedAt: Int64? = nil, finishedAt: Int64? = nil, error: String? = nil, summary: JSONObject? = nil, node: String? = nil,
+        schedule: String? = nil, startedBy: String? = nil
     ) {
+        self.schedule = schedule
+        self.startedBy = startedBy
         self.node = node
         self.id = id
         self.kind = kind
@@ -49,9 +55,10 @@ public struct JobRecord: Sendable, Hashable {
 
     /// Notes how and when the job ended, for a record whose end is written elsewhere than its
     /// dispatcher (a cluster cancelling a job that waited in its queue).
-    public mutating func markEnded(error: String?, at time: Int64) {
+    public mutating func markEnded(error: String?, at time: Int64, cancelledBy: String? = nil) {
         self.error = error
         finishedAt = time
+        if let cancelledBy { self.cancelledBy = cancelledBy }
     }
 
     /// Moves to `next` through the lifecycle's rules; a refused move leaves the record untouched.

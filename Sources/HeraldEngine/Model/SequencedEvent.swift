@@ -16,6 +16,9 @@ public struct SequencedEvent: Sendable {
         self.json = WireEncoder.encode(event: event, seq: seq, ts: ts)
     }
 
+    /// The job the event is about (nil for news and workers): connections scoped to some jobs skip the rest.
+    public var job: JobID? { event.job }
+
     /// The job a progress event is about, so an outbox can collapse older values of the same job.
     public var progressJob: JobID? {
         if case .progress(let job, _) = event { return job }

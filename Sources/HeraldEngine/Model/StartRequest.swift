@@ -9,6 +9,8 @@ public struct StartRequest: Sendable, Equatable {
     public var id: JobID?
     /// The schedule starting the job (`Scheduler`); never read from a client.
     public var schedule: String?
+    /// Who asks for the job (`JobRecord.startedBy`), as the server verified it; never read from a client.
+    public var startedBy: String?
 
     public init(kind: String, params: JSONObject = [:], after: [String] = [], requestId: String? = nil) {
         self.kind = kind

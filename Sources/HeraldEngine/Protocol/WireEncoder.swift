@@ -48,7 +48,11 @@ public enum WireEncoder {
     /// megabyte of small dictionaries, made and freed again for every snapshot (every connect and every
     /// resync); here only one job's record exists as a tree at a time (`WireEncoderFastPathTests` checks that
     /// both give the same bytes).
-    public static func encode(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:]) -> [UInt8] {
+    /// `scope`: set for a connection that sees only some jobs (docs/security.md): which, so a client
+    /// knows why its stream's `seq` has holes.
+    public static func encode(snapshot: Snapshot, reason: SnapshotReason, extraLimits: JSONObject = [:], scope: JSONObject? = nil)
+        -> [UInt8]
+    {
         var out: [UInt8] = []
         out.reserveCapacity(4096 + 400 * snapshot.jobs.count)
         JSONWriter.write(.object(header(of: snapshot, reason: reason)), into: &out)
@@ -64,6 +68,10 @@ public enum WireEncoder {
         JSONWriter.write(.object(limits(of: snapshot, extraLimits: extraLimits)), into: &out)
         JSONWriter.writeRaw(",\"workers\":", into: &out)
         JSONWriter.write(.array(snapshot.workers.map(\.json)), into: &out)
+        if let scope {
+            JSONWriter.writeRaw(",\"scope\":", into: &out)
+            JSONWriter.write(.object(scope), into: &out)
+        }
         out.append(UInt8(ascii: "}"))
         return out
     }

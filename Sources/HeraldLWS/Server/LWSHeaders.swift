@@ -14,7 +14,8 @@ enum LWSHeaders {
     /// The query arguments (`?a=1&b=2`), decoded by lws.
     static func query(_ wsi: OpaquePointer) -> [String: String] {
         var result: [String: String] = [:]
-        var buffer = [CChar](repeating: 0, count: 1024)
+        // Room for a JWT or a share link's token in `t` (tokens over 8 KiB are refused anyway).
+        var buffer = [CChar](repeating: 0, count: 9 * 1024)
         for index in 0..<32 {
             let length = lws_hdr_copy_fragment(wsi, &buffer, Int32(buffer.count), WSI_TOKEN_HTTP_URI_ARGS, Int32(index))
             if length < 0 { break }
@@ -24,6 +25,16 @@ enum LWSHeaders {
             result[String(key)] = parts.count > 1 ? String(parts[1]) : ""
         }
         return result
+    }
+
+    /// A header lws has no token for (`--trust-user-header`), by its lowercase name.
+    static func custom(_ wsi: OpaquePointer, _ name: String) -> String? {
+        let key = Array((name.lowercased() + ":").utf8CString.dropLast())
+        let length = Int(lws_hdr_custom_length(wsi, key, Int32(key.count)))
+        guard length > 0, length < 8192 else { return nil }
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        guard lws_hdr_custom_copy(wsi, &buffer, Int32(buffer.count), key, Int32(key.count)) >= 0 else { return nil }
+        return text(buffer)
     }
 
     static func method(_ wsi: OpaquePointer) -> String {

@@ -16,10 +16,16 @@ extension WebSocketServer {
             let handshake = Handshake(
                 path: LWSHeaders.value(wsi, WSI_TOKEN_GET_URI) ?? "", origin: LWSHeaders.value(wsi, WSI_TOKEN_ORIGIN),
                 host: LWSHeaders.value(wsi, WSI_TOKEN_HOST) ?? "", query: LWSHeaders.query(wsi),
-                authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), peer: LWSHeaders.peer(wsi))
+                authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), cookie: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_COOKIE),
+                proxyUser: proxyUser(wsi), peer: LWSHeaders.peer(wsi))
             switch hub.handshake(id, handshake) {
             case .accept: return .proceed
             case .refuse: return .close
+            case .unauthorized(let why):
+                // Answered as HTTP before the upgrade: a client learns it needs credentials, not just
+                // that the connection dropped.
+                _ = lws_return_http_status(wsi, 401, why)
+                return .close
             }
         case .established:
             guard let id = connectionID(of: wsi) else { return .close }
@@ -62,6 +68,13 @@ extension WebSocketServer {
     /// dictionary lookup costs cache misses on every write.
     func connectionID(of wsi: OpaquePointer) -> ConnectionID? {
         lws_get_opaque_user_data(wsi).map { ConnectionID(bitPattern: $0) }
+    }
+
+    /// The trusted proxy's user header, when the server names one (`--trust-user-header`); whether
+    /// the peer may set it is the hub's to decide (`--trusted-proxy`).
+    func proxyUser(_ wsi: OpaquePointer) -> String? {
+        guard let header = hub.access.settings.trustedProxy?.header else { return nil }
+        return LWSHeaders.custom(wsi, header)
     }
 
     func assignID(_ wsi: OpaquePointer) -> ConnectionID {

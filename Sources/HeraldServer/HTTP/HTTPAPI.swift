@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// The REST API, `/healthz`, `/metrics` and the dashboard's files (docs/rest.md), as pure routing:
@@ -6,13 +7,11 @@ import HeraldEngine
 /// themselves are declared in `HTTPRoutes`. Thread: the service thread.
 struct HTTPAPI {
     let version: String
-    let authorizer: Authorizer
     let endpoints: [HTTPEndpoint]
     private let byName: [String: HTTPEndpoint]
 
-    init(version: String, authorizer: Authorizer, endpoints: [HTTPEndpoint] = HTTPRoutes.all) {
+    init(version: String, endpoints: [HTTPEndpoint] = HTTPRoutes.all) {
         self.version = version
-        self.authorizer = authorizer
         self.endpoints = endpoints
         self.byName = Dictionary(endpoints.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -33,13 +32,26 @@ struct HTTPAPI {
 
     /// A path that a route declares answers that route's method, or 405 naming the methods it
     /// takes; any other GET outside `/api/` is a file of the dashboard; the rest is 404 or 405.
-    func route(_ request: HTTPRequest) -> Route {
+    /// `principal` is who the request proved to be, or why it proved nobody: every route but the open
+    /// ones answers that refusal (401). `reach` tells whether the principal's scope reaches a job.
+    func route(
+        _ request: HTTPRequest, principal: Result<Principal, AccessRefusal> = .success(.anonymousAdmin),
+        reach: @escaping (String) -> EngineError? = { _ in nil }
+    ) -> Route {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let matches = endpoints.compactMap { endpoint in endpoint.parameters(of: segments).map { (endpoint, $0) } }
         if let (endpoint, parameters) = matches.first(where: { $0.0.method == request.method }) {
-            switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, authorizer: authorizer)) {
+            let asking: Principal
+            switch principal {
+            case .success(let known): asking = known
+            case .failure(let refusal):
+                guard endpoint.isOpen else { return .respond(.error(EngineError(refusal))) }
+                asking = Principal(name: "anonymous", role: .viewer, scope: AccessScope(jobs: []), source: .anonymous)
+            }
+            let scope = asking.scope.isUnlimited ? nil : asking.scope
+            switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach)) {
             case .respond(let response): return .respond(response)
-            case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters))
+            case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters, scope: scope))
             case .file(let path): return .file(path)
             }
         }
@@ -55,7 +67,8 @@ struct HTTPAPI {
         guard let endpoint = byName[query.route] else {
             return .error(EngineError(.internalError, "no route \(query.route) to render the engine's answer"))
         }
-        return endpoint.render(HTTPEndpoint.Answer(reply: reply, parameters: query.parameters, status: status, version: version))
+        return endpoint.render(
+            HTTPEndpoint.Answer(reply: reply, parameters: query.parameters, status: status, version: version, scope: query.scope))
     }
 
     private func methodNotAllowed(_ method: String, allowed: [String]) -> HTTPResponse {

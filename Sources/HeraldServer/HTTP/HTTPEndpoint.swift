@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// One REST route, declared once: its method and path, what a request asks of the engine (or the
@@ -10,6 +11,8 @@ struct HTTPEndpoint: Sendable {
     let segments: [Segment]
     let handle: @Sendable (Call) -> Handling
     let render: @Sendable (Answer) -> HTTPResponse
+    /// Answered without credentials even where the server needs them (`/healthz`, the API's description).
+    let isOpen: Bool
 
     enum Segment: Equatable {
         case literal(String)
@@ -20,7 +23,20 @@ struct HTTPEndpoint: Sendable {
     struct Call {
         let request: HTTPRequest
         let parameters: [String]
-        let authorizer: Authorizer
+        /// Who asks (verified by the hub; anonymous where the server allows it).
+        let principal: Principal
+        /// Whether the principal's scope reaches a job, by id: nil when it does, else the refusal.
+        let reach: (String) -> EngineError?
+
+        /// `forbidden`/`unauthorized` unless the principal may take `action`.
+        func refusal(of action: AccessAction) -> HTTPResponse? {
+            principal.refusal(of: action).map { .error(EngineError($0)) }
+        }
+
+        /// `forbidden` unless the principal sees every job (lists beyond jobs: workers, schedules …).
+        func refusalOutsideScope(of what: String) -> HTTPResponse? {
+            principal.refusalOutsideScope(of: what).map { .error(EngineError($0)) }
+        }
     }
 
     enum Handling {
@@ -36,11 +52,18 @@ struct HTTPEndpoint: Sendable {
         let parameters: [String]
         let status: HTTPAPI.Status
         let version: String
+        /// The asking principal's scope when it is limited.
+        let scope: AccessScope?
+
+        /// Whether the asking principal sees this job.
+        func sees(_ record: JobRecord) -> Bool {
+            scope?.contains(kind: record.kind.rawValue, job: record.id.rawValue) ?? true
+        }
     }
 
     /// A route that asks the engine (or answers at once) and renders its reply.
     init(
-        _ name: String, handle: @escaping @Sendable (Call) -> Handling,
+        _ name: String, isOpen: Bool = false, handle: @escaping @Sendable (Call) -> Handling,
         render: @escaping @Sendable (Answer) -> HTTPResponse = { _ in .error(EngineError(.internalError, "nothing to render")) }
     ) {
         let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
@@ -50,6 +73,7 @@ struct HTTPEndpoint: Sendable {
         self.segments = parts[1].split(separator: "/").map { $0.hasPrefix("{") && $0.hasSuffix("}") ? .parameter : .literal(String($0)) }
         self.handle = handle
         self.render = render
+        self.isOpen = isOpen
     }
 
     /// The path parameters when `path` (split into segments) is this route's path; nil otherwise.

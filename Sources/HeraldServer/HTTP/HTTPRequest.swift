@@ -7,11 +7,20 @@ public struct HTTPRequest: Sendable {
     public var authorization: String?
     /// The `Origin` header: a page of another origin that imports `/client.js` sends it.
     public var origin: String?
+    /// The `Cookie` header, for the sign-in session.
+    public var cookie: String?
+    /// The trusted proxy's user header (`--trust-user-header`), when the server names one.
+    public var proxyUser: String?
+    /// The peer's numeric address.
+    public var peer: String
 
     public init(
         method: String, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
-        origin: String? = nil
+        origin: String? = nil, cookie: String? = nil, proxyUser: String? = nil, peer: String = "?"
     ) {
+        self.cookie = cookie
+        self.proxyUser = proxyUser
+        self.peer = peer
         self.method = method
         self.path = path
         self.query = query

@@ -21,8 +21,18 @@ public struct HTTPResponse: Sendable {
     }
 
     /// `{"code":…,"message":…}` with the status that fits the code.
+    /// A 401 says how to authenticate (RFC 6750): a bearer token.
     public static func error(_ error: EngineError) -> HTTPResponse {
-        json(["code": .string(error.code.rawValue), "message": .string(error.message)], status: error.code.httpStatus)
+        var response = json(["code": .string(error.code.rawValue), "message": .string(error.message)], status: error.code.httpStatus)
+        if error.code == .unauthorized { response.headers.append(("www-authenticate:", "Bearer realm=\"herald\"")) }
+        return response
+    }
+
+    /// 302 to another page of this server.
+    public static func redirect(to path: String) -> HTTPResponse {
+        var response = text("See \(path)\n", status: 302)
+        response.headers.append(("location:", path))
+        return response
     }
 
     public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> HTTPResponse {

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// Every REST route, `/healthz` and `/metrics` (docs/rest.md), one declaration each: a new endpoint
@@ -5,10 +6,12 @@ import HeraldEngine
 /// is one truth.
 enum HTTPRoutes {
     static let all: [HTTPEndpoint] = [
-        HTTPEndpoint("GET /healthz", handle: { _ in .ask(.statistics) }, render: health),
+        HTTPEndpoint("GET /healthz", isOpen: true, handle: { _ in .ask(.statistics) }, render: health),
         // The REST API's own description (docs/api.md). It lives in the dashboard's folder, so the server
         // finds it wherever it finds the dashboard: the checkout's Public/ or the installed share/herald/Public.
-        HTTPEndpoint("GET /api/openapi.json", handle: { _ in .file("/openapi.json") }),
+        HTTPEndpoint("GET /api/openapi.json", isOpen: true, handle: { _ in .file("/openapi.json") }),
+        // Who the request proved to be: the dashboard's header, and a program checking its key.
+        HTTPEndpoint("GET /api/session", handle: { call in .respond(.json(call.principal.json)) }),
         HTTPEndpoint(
             "GET /metrics", handle: { _ in .ask(.metrics) },
             render: { answer in
@@ -18,13 +21,14 @@ enum HTTPRoutes {
                 return .text(text, contentType: "text/plain; version=0.0.4; charset=utf-8")
             }),
         HTTPEndpoint(
-            "GET /api/news", handle: { _ in .ask(.news) },
+            "GET /api/news", handle: { call in call.refusalOutsideScope(of: "read the news").map { .respond($0) } ?? .ask(.news) },
             render: { answer in
                 guard case .news(let feed) = answer.reply else { return unexpected(answer) }
                 return .json(feed.json)
             }),
         HTTPEndpoint(
-            "GET /api/workers", handle: { _ in .ask(.workers) },
+            "GET /api/workers",
+            handle: { call in call.refusalOutsideScope(of: "see the workers").map { .respond($0) } ?? .ask(.workers) },
             render: { answer in
                 guard case .workers(let workers) = answer.reply else { return unexpected(answer) }
                 return .json(["workers": .array(workers.map(\.json))])
@@ -35,14 +39,23 @@ enum HTTPRoutes {
                 // With any of `state`, `kind`, `before`, `limit`: a history page; without, the snapshot's list.
                 switch HistoryQuery.parse(call.request.query) {
                 case nil: return .ask(.snapshot)
-                case .success(let query)?: return .ask(.history(query))
+                case .success(var query)?:
+                    // A scoped principal's page holds only its jobs, whatever the filters asked.
+                    let scope = call.principal.scope
+                    if let kinds = scope.kinds {
+                        let allowed = Set(kinds.map { JobKind($0) })
+                        query.kinds = query.kinds.map { $0.intersection(allowed) } ?? allowed
+                    }
+                    if let jobs = scope.jobs { query.jobs = jobs }
+                    return .ask(.history(query))
                 case .failure(let error)?: return .respond(.error(error))
                 }
             },
             render: { answer in
                 switch answer.reply {
                 case .snapshot(let snapshot):
-                    return .json(["seq": .int(snapshot.seq), "epoch": .string(snapshot.epoch), "jobs": .array(snapshot.jobs.map(\.json))])
+                    let jobs = snapshot.jobs.filter { answer.sees($0) }
+                    return .json(["seq": .int(snapshot.seq), "epoch": .string(snapshot.epoch), "jobs": .array(jobs.map(\.json))])
                 case .history(let result):
                     return result.map { .json($0.json) }.orError
                 default:
@@ -50,7 +63,8 @@ enum HTTPRoutes {
                 }
             }),
         HTTPEndpoint(
-            "GET /api/schedules", handle: { _ in .ask(.schedules) },
+            "GET /api/schedules",
+            handle: { call in call.refusalOutsideScope(of: "see schedules").map { .respond($0) } ?? .ask(.schedules) },
             render: { answer in
                 guard case .schedules(let schedules) = answer.reply else { return unexpected(answer) }
                 return .json(["schedules": .array(schedules.map(\.json))])
@@ -62,7 +76,8 @@ enum HTTPRoutes {
                 return result.map { .json($0.json) }.orError
             }),
         HTTPEndpoint(
-            "GET /api/webhooks", handle: { _ in .ask(.webhooks) },
+            "GET /api/webhooks",
+            handle: { call in call.refusalOutsideScope(of: "see webhooks").map { .respond($0) } ?? .ask(.webhooks) },
             render: { answer in
                 guard case .webhooks(let webhooks) = answer.reply else { return unexpected(answer) }
                 return .json(["webhooks": .array(webhooks.map(\.json))])
@@ -72,8 +87,9 @@ enum HTTPRoutes {
         HTTPEndpoint(
             "POST /api/jobs/{id}/cancel",
             handle: { call in
-                if let refusal = call.authorizer.refusal(forBearer: call.request.authorization) { return .respond(.error(refusal)) }
-                return .ask(.cancel(call.parameters[0]))
+                if let refusal = call.refusal(of: .cancelOwn) { return .respond(refusal) }
+                if let error = call.reach(call.parameters[0]) { return .respond(.error(error)) }
+                return .ask(.cancel(call.parameters[0], by: call.principal))
             }, render: { job($0, status: 202) }),
         HTTPEndpoint(
             "GET /api/jobs/{id}/results", handle: page,
@@ -105,7 +121,9 @@ enum HTTPRoutes {
 
     /// `POST /api/schedules/{name}/{action}`: pause, resume or run, with the token a start needs.
     private static func controlSchedule(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {
-        if let refusal = call.authorizer.refusal(forBearer: call.request.authorization) { return .respond(.error(refusal)) }
+        if let refusal = call.refusal(of: .controlSchedule) ?? call.refusalOutsideScope(of: "control schedules") {
+            return .respond(refusal)
+        }
         guard let action = ScheduleAction(rawValue: call.parameters[1]) else {
             let actions = ScheduleAction.allCases.map(\.rawValue).joined(separator: ", ")
             return .respond(.error(EngineError(.notFound, "no action \"\(call.parameters[1])\" on a schedule; actions: \(actions)")))
@@ -128,11 +146,13 @@ enum HTTPRoutes {
 
     private static func job(_ answer: HTTPEndpoint.Answer, status: Int) -> HTTPResponse {
         guard case .job(let result) = answer.reply else { return unexpected(answer) }
+        if case .success(let record) = result, !answer.sees(record) {
+            return .error(EngineError(.notFound, "no job \(record.id)"))
+        }
         return result.map { .json($0.json, status: status) }.orError
     }
 
     private static func startJob(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {
-        if let refusal = call.authorizer.refusal(forBearer: call.request.authorization) { return .respond(.error(refusal)) }
         // The body is a WebSocket `start` command; its `type` may be left out.
         var value: JSONValue
         do { value = try JSONParser.parse(call.request.body, maxDepth: CommandDecoder.maxDepth) } catch {
@@ -145,7 +165,9 @@ enum HTTPRoutes {
         switch CommandDecoder.decode(json: value) {
         case .failure(let refusal):
             return .respond(.error(refusal.error))
-        case .success(.start(let start)):
+        case .success(.start(var start)):
+            if let refusal = call.refusal(of: .start(kind: start.kind)) { return .respond(refusal) }
+            start.startedBy = call.principal.name
             return .ask(.start(start))
         case .success(let other):
             return .respond(.error(.badRequest(field: "type", "must be \"start\" here, not \"\(other.typeName)\"")))
@@ -154,6 +176,7 @@ enum HTTPRoutes {
 
     /// A page of a job's results or (for a command job) its kept log: the same engine request.
     private static func page(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {
+        if let error = call.reach(call.parameters[0]) { return .respond(.error(error)) }
         func integer(_ name: String, default value: Int) -> Int? {
             guard let text = call.request.query[name] else { return value }
             return Int(text)

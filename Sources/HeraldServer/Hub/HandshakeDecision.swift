@@ -2,4 +2,6 @@
 public enum HandshakeDecision: Equatable, Sendable {
     case accept
     case refuse(String)
+    /// No credentials, or bad ones, where this server needs them: answered 401 before the upgrade.
+    case unauthorized(String)
 }

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// One WebSocket client as the hub sees it. Thread: the service thread only (created, used and
@@ -53,10 +54,14 @@ final class HubConnection {
     /// Set once `writable` said to close it: libwebsockets has the close (and its own timeout for the
     /// peer's answer).
     var isCloseHandedOver = false
-    /// Whether `auth` (or the handshake) presented the control token.
-    var isAuthorized: Bool
-    /// Whether `auth` presented the worker token (`--worker-token`).
-    var isWorkerAuthorized = false
+    /// Who the handshake (or a later `auth`) proved this client to be: every command is checked
+    /// against it, and the stream it is sent is limited to its scope.
+    var principal: Principal {
+        didSet { scope = principal.scope.isUnlimited ? nil : principal.scope }
+    }
+    /// The principal's scope when it is limited (a share link, a key or JWT naming jobs or kinds): the
+    /// frames of the shared ring outside it are skipped. nil: every frame (the common case, checked first).
+    private(set) var scope: AccessScope?
     /// Set once the engine accepted the connection's `hello`: it gets directives, not the event stream.
     var isWorker = false
     /// Set from `hello` until the engine answered it.
@@ -68,13 +73,14 @@ final class HubConnection {
     /// snapshot is always the first message; nil once it was.
     var heldReplies: [OutboundFrame]? = []
 
-    init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, isAuthorized: Bool, isEcho: Bool, now: Double) {
+    init(id: ConnectionID, peer: String, outbox: Outbox, commandBucket: TokenBucket, principal: Principal, isEcho: Bool, now: Double) {
         self.id = id
         self.lastHeard = now
         self.peer = peer
         self.outbox = outbox
         self.commandBucket = commandBucket
-        self.isAuthorized = isAuthorized
+        self.principal = principal
+        self.scope = principal.scope.isUnlimited ? nil : principal.scope
         self.isEcho = isEcho
         self.stream = isEcho ? .none : .awaitingSnapshot(reason: .connect, generation: 0)
         if isEcho { heldReplies = nil }

@@ -9,6 +9,8 @@ public struct ServerMetrics: Sendable {
     public var bytesSent = 0
     public var resyncs = 0
     public var slowClientCloses = 0
+    /// Connections closed because their credential expired or was revoked (4001, 4003).
+    public var credentialCloses = 0
     /// Connections dropped by the keepalive: nothing heard from them for `hangupAfterSeconds`.
     public var silentPeerCloses = 0
     public var httpRequests = 0
@@ -63,6 +65,9 @@ public struct ServerMetrics: Sendable {
             "herald_resyncs_total", "counter", "Clients that fell off the shared ring (slow) or missed events, resynced with a snapshot.",
             [("", "\(resyncs)")])
         metric("herald_slow_client_closes_total", "counter", "Connections closed for resyncing too often.", [("", "\(slowClientCloses)")])
+        metric(
+            "herald_credential_closes_total", "counter", "Connections closed because their credential expired or was revoked.",
+            [("", "\(credentialCloses)")])
         metric(
             "herald_silent_peer_closes_total", "counter", "Connections dropped by the keepalive: silent past the hang-up time.",
             [("", "\(silentPeerCloses)")])

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// Fan-out: deliveries from the inbox into the shared ring, and the slow-client policy.
@@ -72,8 +73,9 @@ extension StreamHub {
             }
             if case .job(let job) = event.event {
                 logger.info("job \(job.id) \(job.kind.rawValue) \(job.state.rawValue)\(job.error.map { ": \($0)" } ?? "")")
+                jobKinds.learn(job)
             }
-            ring.append(WebSocketFrame.text(event.json), seq: event.seq, ts: event.ts)
+            ring.append(WebSocketFrame.text(event.json), seq: event.seq, ts: event.ts, job: event.job)
             appended = true
         }
         guard appended else {
@@ -180,11 +182,15 @@ extension StreamHub {
             guard let connection = connections[id], connection.stream == .awaitingResume else { return }
             switch answer {
             case .events(let events):
-                for event in events { connection.outbox.append(.replayed(event)) }
+                let scope = connection.scope
+                for event in events where scope == nil || event.job.map({ admits($0, in: scope!) }) == true {
+                    connection.outbox.append(.replayed(event))
+                }
                 goLive(connection, after: events.last?.seq ?? since)
                 connection.releaseHeldReplies()
             case .snapshot(let snapshot):
-                appendSnapshot(encode(snapshot, reason: .resume), seq: snapshot.seq, to: connection)
+                learnKinds(from: snapshot)
+                appendSnapshot(encode(snapshot, reason: .resume, scope: connection.scope), seq: snapshot.seq, to: connection)
             }
             actions.append(.wantWritable(id))
         case (.command(let id, let type, let requestId), .job(let result)):
@@ -237,7 +243,9 @@ extension StreamHub {
     /// Gives one snapshot to every connection waiting for one it covers: encoded once per reason.
     mutating func shareSnapshot(_ snapshot: Snapshot, generation: Int, into actions: inout [HubAction]) {
         if snapshotInFlight == generation { snapshotInFlight = nil }
+        learnKinds(from: snapshot)
         var encoded: [WireEncoder.SnapshotReason: [UInt8]] = [:]
+        var encodedScoped: [ScopedSnapshotKey: [UInt8]] = [:]
         var unserved = false
         for (id, connection) in connections {
             guard case .awaitingSnapshot(let reason, let needed) = connection.stream else { continue }
@@ -245,8 +253,15 @@ extension StreamHub {
                 unserved = true
                 continue
             }
-            let frame = encoded[reason] ?? encode(snapshot, reason: reason)
-            encoded[reason] = frame
+            let frame: [UInt8]
+            if let scope = connection.scope {
+                let key = ScopedSnapshotKey(reason: reason, scope: scope)
+                frame = encodedScoped[key] ?? encode(snapshot, reason: reason, scope: scope)
+                encodedScoped[key] = frame
+            } else {
+                frame = encoded[reason] ?? encode(snapshot, reason: reason)
+                encoded[reason] = frame
+            }
             appendSnapshot(frame, seq: snapshot.seq, to: connection)
             actions.append(.wantWritable(id))
         }
@@ -255,11 +270,21 @@ extension StreamHub {
 
     /// Every snapshot (connect, resume, resync) says what the hub adds to the engine's limits: the largest
     /// message it reads, and whether start and cancel need a token (so a page can offer to sign in first).
-    func encode(_ snapshot: Snapshot, reason: WireEncoder.SnapshotReason) -> [UInt8] {
+    /// A scoped connection's snapshot (`scope`) holds only its jobs and says its scope.
+    func encode(_ snapshot: Snapshot, reason: WireEncoder.SnapshotReason, scope: AccessScope? = nil) -> [UInt8] {
+        let anonymousMayStart = (try? access.anonymous().get())?.refusal(of: .start(kind: "")) == nil
         let limits: JSONObject = [
-            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)), "authRequired": .bool(authorizer.isRequired),
+            "maxMessageBytes": .int(Int64(configuration.maxMessageBytes)), "authRequired": .bool(!anonymousMayStart),
         ]
-        return WebSocketFrame.text(WireEncoder.encode(snapshot: snapshot, reason: reason, extraLimits: limits))
+        guard let scope else { return WebSocketFrame.text(WireEncoder.encode(snapshot: snapshot, reason: reason, extraLimits: limits)) }
+        return WebSocketFrame.text(
+            WireEncoder.encode(snapshot: scoped(snapshot, to: scope), reason: reason, extraLimits: limits, scope: Self.scopeObject(scope)))
+    }
+
+    /// Snapshots for scoped connections are encoded once per reason and scope.
+    struct ScopedSnapshotKey: Hashable {
+        var reason: WireEncoder.SnapshotReason
+        var scope: AccessScope
     }
 
     func appendSnapshot(_ frame: [UInt8], seq: Int64, to connection: HubConnection) {

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// Plain HTTP on the same port: the REST API, health, metrics and the dashboard's files.
@@ -12,7 +13,27 @@ extension StreamHub {
         if request.path == "/ws" {
             return respond(id, .text("This is the WebSocket endpoint: connect with a WebSocket client.\n", status: 426), into: &actions)
         }
-        switch api.route(request) {
+        let credentials = PresentedCredentials(
+            bearer: PresentedCredentials.bearer(fromAuthorization: request.authorization) ?? request.query["t"],
+            sessionCookie: SessionCookie.value(in: request.cookie), proxyUser: request.proxyUser, peerAddress: request.peer)
+        let principal = access.authenticate(credentials)
+        if case .failure = principal, request.method == "GET", request.path == "/" || request.path == "/index.html" {
+            // A browser without a session is shown the sign-in page, not a dashboard that cannot connect.
+            return respond(id, .redirect(to: "/signin.html"), into: &actions)
+        }
+        var reach: (String) -> EngineError? = { _ in nil }
+        if case .success(let known) = principal, !known.scope.isUnlimited {
+            let kinds = jobKinds
+            reach = { job in
+                let id = JobID(job)
+                if let jobs = known.scope.jobs, !jobs.contains(job) { return EngineError(.notFound, "no job \(job)") }
+                if let allowed = known.scope.kinds, !(kinds[id].map { allowed.contains($0) } ?? false) {
+                    return EngineError(.notFound, "no job \(job)")
+                }
+                return nil
+            }
+        }
+        switch api.route(request, principal: principal, reach: reach) {
         case .respond(let response):
             respond(id, response, into: &actions)
         case .ask(let engineRequest, let query):

@@ -33,6 +33,7 @@ extension StreamHub {
     /// socket. Every WebSocket connection counts, viewers, workers and echo alike.
     public mutating func sweepKeepalive(now: Double, into actions: inout [HubAction]) {
         uptime = now
+        followCredentials(into: &actions)
         let pingAfter = Double(configuration.pingAfterSeconds)
         let hangupAfter = Double(configuration.hangupAfterSeconds)
         for (id, connection) in connections where !connection.isDropped {
@@ -57,6 +58,39 @@ extension StreamHub {
                 connection.pingDue = true
                 actions.append(.wantWritable(id))
             }
+        }
+    }
+
+    /// Close code for a connection whose credential expired (a JWT's `exp`, a share link's expiry).
+    static let credentialsExpiredCloseCode: UInt16 = 4001
+    /// Close code for a connection whose credential was revoked (a key, a session, a share link).
+    static let credentialsRevokedCloseCode: UInt16 = 4003
+
+    /// Open connections follow their credentials (docs/security.md): one whose credential expired is
+    /// closed with 4001, one whose credential was revoked or reloaded away with 4003, within a sweep.
+    /// Expiry is one comparison per connection; validity is asked of the verifiers only when a
+    /// reload or revocation happened since the last sweep.
+    mutating func followCredentials(into actions: inout [HubAction]) {
+        let revision = access.revision
+        let recheck = revision != checkedAccessRevision
+        checkedAccessRevision = revision
+        let now = access.nowMilliseconds
+        for (id, connection) in connections where !connection.isEcho && !connection.isDropped && connection.pendingClose == nil {
+            let principal = connection.principal
+            let close: (code: UInt16, reason: String)
+            if let expiry = principal.expiresAtMilliseconds, now >= expiry {
+                close = (Self.credentialsExpiredCloseCode, "credentials expired")
+            } else if recheck, !access.isStillValid(principal) {
+                close = (Self.credentialsRevokedCloseCode, "credentials revoked")
+            } else {
+                continue
+            }
+            metrics.credentialCloses += 1
+            logger.info("connection \(id) of \(principal.name): \(close.reason); closing with \(close.code)")
+            connection.outbox.discardEvents()
+            connection.stream = .none
+            connection.pendingClose = close
+            actions.append(.wantWritable(id))
         }
     }
 }

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// Inbound WebSocket messages and the commands they carry. Thread: the service thread.
@@ -71,51 +72,69 @@ extension StreamHub {
     }
 
     /// Runs one command: answered now (ping, auth, refusals) or sent to the engine, whose answer
-    /// becomes the reply (`answer(_:_:into:)`).
+    /// becomes the reply (`answer(_:_:into:)`). Each is checked against the connection's principal
+    /// first: a refusal changes nothing.
     private mutating func execute(_ command: Command, from connection: HubConnection, into actions: inout [HubAction]) {
-        func unauthorized(_ requestId: String?, _ what: String = "start or cancel jobs") {
-            let error = EngineError(.unauthorized, "this server needs a token to \(what)")
+        func refuse(_ error: EngineError, _ requestId: String?) {
             metrics.countCommand(command.typeName, outcome: error.code.rawValue)
             reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions)
         }
+        let principal = connection.principal
         switch command {
-        case .start(let request):
-            guard connection.isAuthorized else { return unauthorized(request.requestId) }
+        case .start(var request):
+            if let refusal = principal.refusal(of: .start(kind: request.kind)) { return refuse(EngineError(refusal), request.requestId) }
+            request.startedBy = principal.name
             actions.append(.ask(.start(request), .command(connection.id, type: command.typeName, requestId: request.requestId)))
         case .cancel(let job, let requestId):
-            guard connection.isAuthorized else { return unauthorized(requestId) }
-            actions.append(.ask(.cancel(job), .command(connection.id, type: command.typeName, requestId: requestId)))
+            if let refusal = principal.refusal(of: .cancelOwn) { return refuse(EngineError(refusal), requestId) }
+            if let error = refusal(of: job, to: principal) { return refuse(error, requestId) }
+            actions.append(.ask(.cancel(job, by: principal), .command(connection.id, type: command.typeName, requestId: requestId)))
         case .resume(let epoch, let since):
             metrics.countCommand(command.typeName, outcome: "ok")
             resume(connection, epoch: epoch, since: since, into: &actions)
         case .page(let job, let offset, let limit, let requestId):
+            if let error = refusal(of: job, to: principal) { return refuse(error, requestId) }
             actions.append(.ask(.page(job: job, offset: offset, limit: limit), .page(connection.id, job: job, requestId: requestId)))
         case .schedules(let requestId):
+            if let refusal = principal.refusalOutsideScope(of: "see schedules") { return refuse(EngineError(refusal), requestId) }
             actions.append(.ask(.schedules, .command(connection.id, type: command.typeName, requestId: requestId)))
         case .schedule(let name, let action, let requestId):
-            guard connection.isAuthorized else { return unauthorized(requestId, "pause, resume or run schedules") }
+            if let refusal = principal.refusal(of: .controlSchedule) ?? principal.refusalOutsideScope(of: "control schedules") {
+                return refuse(EngineError(refusal), requestId)
+            }
             actions.append(
                 .ask(.controlSchedule(name: name, action), .command(connection.id, type: command.typeName, requestId: requestId)))
         case .ping:
             metrics.countCommand(command.typeName, outcome: "ok")
             reply(connection, WireEncoder.pong, into: &actions)
-        case .auth(let token, let requestId) where workerAuthorizer.isRequired && workerAuthorizer.accepts(token):
-            metrics.countCommand(command.typeName, outcome: "ok")
-            connection.isWorkerAuthorized = true
-            var object: JSONObject = ["type": "accepted", "role": "worker"]
-            if let requestId { object["requestId"] = .string(requestId) }
-            reply(connection, JSONWriter.encode(.object(object)), into: &actions)
         case .auth(let token, let requestId):
-            guard authorizer.accepts(token) else { return unauthorized(requestId) }
-            metrics.countCommand(command.typeName, outcome: "ok")
-            connection.isAuthorized = true
-            var object: JSONObject = ["type": "accepted"]
-            if let requestId { object["requestId"] = .string(requestId) }
-            reply(connection, JSONWriter.encode(.object(object)), into: &actions)
+            authenticate(connection, token: token, requestId: requestId, into: &actions)
         case .hello(let greeting):
             workerHello(greeting, from: connection, into: &actions)
         case .worker(let report):
             workerReport(report, from: connection, into: &actions)
+        }
+    }
+
+    /// `auth`: the token replaces the connection's principal (a worker's, a key's, a JWT's …). A
+    /// connection whose scope changes gets a fresh snapshot of what it may now see.
+    private mutating func authenticate(_ connection: HubConnection, token: String, requestId: String?, into actions: inout [HubAction]) {
+        switch access.authenticate(PresentedCredentials(bearer: token, peerAddress: connection.peer)) {
+        case .failure(let refusal):
+            metrics.countCommand("auth", outcome: ErrorCode.unauthorized.rawValue)
+            reply(connection, WireEncoder.error(EngineError(refusal), requestId: requestId), into: &actions)
+        case .success(let principal):
+            metrics.countCommand("auth", outcome: "ok")
+            let scopeChanged = principal.scope != connection.principal.scope
+            connection.principal = principal
+            var object: JSONObject = ["type": "accepted"]
+            if principal.role == .worker { object["role"] = "worker" }
+            if let requestId { object["requestId"] = .string(requestId) }
+            reply(connection, JSONWriter.encode(.object(object)), into: &actions)
+            if scopeChanged, connection.stream != .none, !connection.isWorker, !connection.isWorkerHelloPending {
+                metrics.resyncs += 1
+                awaitSnapshot(connection, reason: .resync, into: &actions)
+            }
         }
     }
 }

@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// Worker connections (docs/workers.md): `hello` checked here (token or loopback), then handed to the
@@ -15,10 +16,17 @@ extension StreamHub {
         guard !connection.isWorker, !connection.isWorkerHelloPending else {
             return refuse(EngineError(.badRequest, "this connection already said hello"))
         }
-        if workerAuthorizer.isRequired {
-            guard connection.isWorkerAuthorized || (hello.token.map { workerAuthorizer.accepts($0) } ?? false) else {
-                return refuse(EngineError(.unauthorized, "workers must present the worker token (the server's --worker-token)"))
-            }
+        var worker = connection.principal
+        if let token = hello.token,
+            case .success(let presented) = access.authenticate(PresentedCredentials(bearer: token, peerAddress: connection.peer))
+        {
+            worker = presented
+        }
+        if worker.source != .anonymous {
+            if let refusal = worker.refusal(of: .work) { return refuse(EngineError(refusal)) }
+        } else if access.settings.workerToken != nil || access.settings.identitiesRequired {
+            return refuse(
+                EngineError(.unauthorized, "workers must present the worker token (the server's --worker-token) or a worker's key"))
         } else {
             guard Self.isLoopback(connection.peer) else {
                 return refuse(

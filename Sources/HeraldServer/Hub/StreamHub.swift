@@ -1,3 +1,4 @@
+import HeraldAccess
 import HeraldEngine
 
 /// The WebSocket and HTTP server's logic, with no sockets: connections by integer id, their outboxes
@@ -12,8 +13,13 @@ import HeraldEngine
 public struct StreamHub {
     public let configuration: ServerConfiguration
     let logger: Logger
-    let authorizer: Authorizer
-    let workerAuthorizer: Authorizer
+    /// Who may see and do what (docs/security.md): every handshake, request and `auth` asks it.
+    public let access: AccessControl
+    /// `access.revision` when open connections' principals were last checked (`sweepKeepalive`).
+    var checkedAccessRevision = 0
+    /// The kind of each job the stream has told of lately, for connections scoped to kinds: progress,
+    /// log and results events name only their job (`JobKinds`).
+    var jobKinds = JobKinds()
     let api: HTTPAPI
     /// The engine's epoch, for `/healthz`.
     let epoch: String
@@ -40,7 +46,7 @@ public struct StreamHub {
     /// What a handshake said, kept from the filter until the connection is established.
     struct PendingHandshake {
         var resume: (epoch: String, since: Int64)?
-        var authorized: Bool
+        var principal: Principal
         var peer: String
         var echo: Bool
     }
@@ -49,10 +55,10 @@ public struct StreamHub {
         self.configuration = configuration
         self.logger = logger
         self.epoch = epoch
-        self.authorizer = Authorizer(token: configuration.controlToken)
-        self.workerAuthorizer = Authorizer(token: configuration.workerToken)
+        self.access = configuration.access ?? AccessControl(settings: configuration.accessSettings)
+        self.checkedAccessRevision = access.revision
         self.ring = FrameRing(capacityBytes: configuration.ringBytes)
-        self.api = HTTPAPI(version: version, authorizer: authorizer)
+        self.api = HTTPAPI(version: version)
     }
 
     /// Open WebSocket connections.
@@ -74,7 +80,7 @@ public struct StreamHub {
             return refuse("connection limit (\(configuration.maxConnections)) reached")
         }
         if let origin = request.origin {
-            guard Authorizer.isAllowed(origin: origin, host: request.host, allowList: configuration.allowedOrigins) else {
+            guard OriginPolicy.isAllowed(origin: origin, host: request.host, allowList: configuration.allowedOrigins) else {
                 return refuse("origin \(origin) is not allowed")
             }
         }
@@ -82,28 +88,40 @@ public struct StreamHub {
         if let epoch = request.query["epoch"], let since = request.query["since"].flatMap({ Int64($0) }), since >= 0 {
             resume = (epoch, since)
         }
-        let bearer = request.authorization.flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
-        let authorized = authorizer.isRequired ? authorizer.accepts(bearer ?? request.query["token"]) : true
-        handshakes[id] = PendingHandshake(resume: resume, authorized: authorized, peer: request.peer, echo: isEcho)
-        return .accept
+        let credentials = PresentedCredentials(
+            bearer: PresentedCredentials.bearer(fromAuthorization: request.authorization) ?? request.query["t"] ?? request.query["token"],
+            sessionCookie: SessionCookie.value(in: request.cookie), proxyUser: request.proxyUser, peerAddress: request.peer)
+        switch isEcho ? .success(.anonymousAdmin) : access.authenticate(credentials) {
+        case .success(let principal):
+            handshakes[id] = PendingHandshake(resume: resume, principal: principal, peer: request.peer, echo: isEcho)
+            return .accept
+        case .failure(let refusal):
+            metrics.connectionsRefused += 1
+            logger.info("refused WebSocket from \(request.peer): \(refusal.message)")
+            return .unauthorized(refusal.message)
+        }
     }
 
     /// The handshake completed: the connection gets a snapshot (or its resume) before any event.
     public mutating func opened(_ id: ConnectionID, now: Double, into actions: inout [HubAction]) {
         let handshake =
-            handshakes.removeValue(forKey: id) ?? PendingHandshake(resume: nil, authorized: !authorizer.isRequired, peer: "?", echo: false)
+            handshakes.removeValue(forKey: id)
+            ?? PendingHandshake(
+                resume: nil, principal: (try? access.anonymous().get()) ?? Principal(name: "anonymous", role: .viewer, source: .anonymous),
+                peer: "?", echo: false)
         let connection = HubConnection(
             id: id, peer: handshake.peer,
             outbox: Outbox(
                 capBytes: configuration.outboxCapBytes, resyncLimit: configuration.resyncLimit,
                 resyncWindow: configuration.resyncWindowSeconds),
             commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
-            isAuthorized: handshake.authorized, isEcho: handshake.echo, now: now)
+            principal: handshake.principal, isEcho: handshake.echo, now: now)
         connections[id] = connection
         guard !connection.isEcho else { return }
         metrics.connectionsAccepted += 1
         metrics.connectionsOpen = connections.count
-        logger.info("connection \(id) opened from \(connection.peer)")
+        logger.info(
+            "connection \(id) opened from \(connection.peer) for \(connection.principal.name) (\(connection.principal.role.rawValue))")
         if let (epoch, since) = handshake.resume {
             resume(connection, epoch: epoch, since: since, into: &actions)
         } else {
@@ -183,7 +201,12 @@ public struct StreamHub {
             frames = before - connection.outbox.count
         }
         if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ring.endIndex, buffer.count < configuration.writeBatchBytes {
-            let taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
+            let taken: (next: Int64, frames: Int, oldest: Int64?)
+            if let scope = connection.scope {
+                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer) { admits($0, in: scope) }
+            } else {
+                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
+            }
             connection.cursor = taken.next
             frames += taken.frames
             if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }

@@ -17,6 +17,8 @@ public struct FrameRing {
         var seq: Int64
         /// The event's `ts` (wall-clock microseconds), for the delivery-latency histogram.
         var ts: Int64
+        /// The job the event is about; nil for news and workers. Scoped connections skip by it.
+        var job: JobID?
     }
 
     public let capacityBytes: Int
@@ -31,7 +33,7 @@ public struct FrameRing {
     public init(capacityBytes: Int) {
         self.capacityBytes = max(4096, capacityBytes)
         storage = [UInt8](repeating: 0, count: self.capacityBytes)
-        entries = Array(repeating: Entry(start: 0, length: 0, seq: 0, ts: 0), count: 1024)
+        entries = Array(repeating: Entry(start: 0, length: 0, seq: 0, ts: 0, job: nil), count: 1024)
     }
 
     public var isEmpty: Bool { firstIndex == endIndex }
@@ -46,7 +48,7 @@ public struct FrameRing {
 
     /// Appends one whole frame, dropping the oldest entries to make room. A frame larger than the
     /// whole ring empties it and is not kept: every cursor falls off (and is resynced).
-    public mutating func append(_ frame: [UInt8], seq: Int64, ts: Int64) {
+    public mutating func append(_ frame: [UInt8], seq: Int64, ts: Int64, job: JobID? = nil) {
         guard frame.count <= capacityBytes else {
             firstIndex = endIndex + 1
             endIndex = firstIndex
@@ -66,7 +68,7 @@ public struct FrameRing {
                 }
             }
         }
-        entries[Int(endIndex % Int64(entries.count))] = Entry(start: start, length: frame.count, seq: seq, ts: ts)
+        entries[Int(endIndex % Int64(entries.count))] = Entry(start: start, length: frame.count, seq: seq, ts: ts, job: job)
         endIndex += 1
         headByte += Int64(frame.count)
     }
@@ -86,7 +88,7 @@ public struct FrameRing {
     }
 
     private mutating func grow() {
-        var larger = Array(repeating: Entry(start: 0, length: 0, seq: 0, ts: 0), count: entries.count * 2)
+        var larger = Array(repeating: Entry(start: 0, length: 0, seq: 0, ts: 0, job: nil), count: entries.count * 2)
         for index in firstIndex..<endIndex { larger[Int(index % Int64(larger.count))] = entry(index) }
         entries = larger
     }
@@ -136,6 +138,35 @@ public struct FrameRing {
         if first < total { buffer.append(contentsOf: storage[0..<(total - first)]) }
         let frames = Int(end - next)
         next = end
+        return (next, frames, oldest)
+    }
+
+    /// As `copy(from:limit:into:)`, for a connection that sees only some jobs: frames whose job
+    /// `admits` refuses are passed over (a scoped stream's `seq` has holes by design), frames without
+    /// a job (news, workers) always are. Runs of admitted frames are copied whole. Returns the index
+    /// after the last frame looked at, so frames skipped are never looked at again.
+    public func copy(
+        from index: Int64, limit: Int, into buffer: inout [UInt8], admitting admits: (JobID) -> Bool
+    ) -> (next: Int64, frames: Int, oldest: Int64?) {
+        precondition(index >= firstIndex && index <= endIndex, "a cursor that fell off the ring")
+        var next = index
+        var frames = 0
+        var oldest: Int64?
+        while next < endIndex {
+            let candidate = entry(next)
+            guard let job = candidate.job, admits(job) else {
+                next += 1
+                continue
+            }
+            if buffer.count + candidate.length > limit, !buffer.isEmpty { break }
+            let start = Int(candidate.start % Int64(capacityBytes))
+            let first = min(candidate.length, capacityBytes - start)
+            buffer.append(contentsOf: storage[start..<(start + first)])
+            if first < candidate.length { buffer.append(contentsOf: storage[0..<(candidate.length - first)]) }
+            if candidate.ts < oldest ?? .max { oldest = candidate.ts }
+            frames += 1
+            next += 1
+        }
         return (next, frames, oldest)
     }
 }

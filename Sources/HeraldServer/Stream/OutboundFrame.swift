@@ -6,7 +6,7 @@ public struct OutboundFrame: Sendable {
         /// A numbered event; `progressJob` is set for progress, which may be collapsed. `ts` is the
         /// event's `ts` (wall-clock microseconds since 1970), for the delivery-latency histogram; nil for
         /// an event replayed on resume, whose age measures how long the client was away, not the server.
-        case event(seq: Int64, progressJob: JobID?, ts: Int64?)
+        case event(seq: Int64, progressJob: JobID?, ts: Int64?, job: JobID?)
         /// A snapshot: everything before it in the outbox is superseded by it.
         case snapshot(seq: Int64)
         /// A reply to this connection's command.
@@ -24,22 +24,25 @@ public struct OutboundFrame: Sendable {
 
     /// The frame of a live numbered event: its JSON framed once, shared by every connection.
     public static func event(_ event: SequencedEvent) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob, ts: event.ts), bytes: WebSocketFrame.text(event.json))
+        OutboundFrame(
+            kind: .event(seq: event.seq, progressJob: event.progressJob, ts: event.ts, job: event.job),
+            bytes: WebSocketFrame.text(event.json))
     }
 
     /// The frame of an event replayed on resume: not observed as delivery latency.
     public static func replayed(_ event: EncodedEvent) -> OutboundFrame {
-        OutboundFrame(kind: .event(seq: event.seq, progressJob: event.progressJob, ts: nil), bytes: WebSocketFrame.text(event.json))
+        OutboundFrame(
+            kind: .event(seq: event.seq, progressJob: event.progressJob, ts: nil, job: event.job), bytes: WebSocketFrame.text(event.json))
     }
 
     public var progressJob: JobID? {
-        if case .event(_, let job, _) = kind { return job }
+        if case .event(_, let job, _, _) = kind { return job }
         return nil
     }
 
     /// The live event's `ts`, if this frame is one.
     public var eventTimestamp: Int64? {
-        if case .event(_, _, let ts) = kind { return ts }
+        if case .event(_, _, let ts, _) = kind { return ts }
         return nil
     }
 }
