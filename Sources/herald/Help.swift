@@ -65,6 +65,12 @@ enum Help {
           --jobs FILE              your own job kinds: programs declared in a jobs file (or $HERALD_JOBS; docs/jobs.md)
           --bench                  enable the `ticker` job kind for benchmarks
 
+        Identities (docs/security.md): with any of them on, anonymous access is off
+          --trust-user-header NAME the header a trusted proxy names its signed-in user in (X-Forwarded-User)
+          --trusted-proxy CIDR     believe that header only from these addresses (repeatable; 10.0.0.0/8, ::1)
+          --proxy-role ROLE        the role of the users the proxy names: viewer, operator or admin (default operator)
+          --public-view            with identities on, still let anyone watch, as a viewer
+
         Workers (herald work on other machines; docs/workers.md)
           --worker-token TOKEN     workers must present this token (or $HERALD_WORKER_TOKEN); without it,
                                    workers are taken from loopback only

@@ -22,6 +22,8 @@ extension ServeCommand {
         var searchThreads = SearchRunner.defaultThreads
         /// `--webhook-timeout SECONDS`: how long one webhook attempt may take (docs/webhooks.md).
         var webhookTimeoutSeconds = 10.0
+        /// Who may see and do what (docs/security.md).
+        var access: AccessOptions
 
         init(_ arguments: Arguments) throws(Arguments.UsageError) {
             let environmentVariables = ProcessInfo.processInfo.environment
@@ -48,6 +50,7 @@ extension ServeCommand {
                 }
                 server.workerToken = token
             }
+            access = try AccessOptions(arguments, controlToken: server.controlToken, workerToken: server.workerToken)
             engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
             engine.webhookBackoff.scale = try arguments.number("webhook-retry-scale", in: 0.000_001...1) ?? engine.webhookBackoff.scale
             // Whole seconds: URLSession on Linux cannot time an attempt out in less than one.

@@ -1,3 +1,4 @@
+import HeraldAccess
 import Foundation
 import HeraldBench
 import HeraldCluster
@@ -16,8 +17,9 @@ enum ServeCommand {
         "worker-token", "worker-lease", "ring-bytes",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
+        "trust-user-header", "trusted-proxy", "proxy-role",
     ]
-    static let flags: Set<String> = ["help", "bench", "echo"]
+    static let flags: Set<String> = ["help", "bench", "echo", "public-view"]
 
     static func run(_ argv: [String]) -> Int32 {
         let options: Options
@@ -76,8 +78,10 @@ enum ServeCommand {
             // writes are resynced, and a benchmark counts gaps).
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 && !inbox.deliveryIsBehind }))
         }
+        var server = options.server
+        server.access = AccessControl(settings: options.access.settings)
         let app = HeraldApp(
-            runners: runners, server: options.server, engine: engineConfiguration, environment: options.environment, logger: logger,
+            runners: runners, server: server, engine: engineConfiguration, environment: options.environment, logger: logger,
             version: Version.herald, inbox: inbox,
             front: options.cluster.map { settings in
                 { local in ClusterEngine(local: local, settings: settings) { logger.warning($0) } }

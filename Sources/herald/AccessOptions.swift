@@ -1,0 +1,59 @@
+import Foundation
+import HeraldAccess
+
+/// `serve`'s identity flags (docs/security.md), checked at start so a typo is one clear line and exit 2,
+/// never a server that is more open than its operator meant.
+struct AccessOptions {
+    var settings = AccessSettings()
+
+    init(_ arguments: Arguments, controlToken: String?, workerToken: String?) throws(Arguments.UsageError) {
+        settings.controlToken = controlToken
+        settings.workerToken = workerToken
+        settings.publicView = arguments.has("public-view")
+        let header = arguments.last("trust-user-header")
+        let proxies = arguments.all("trusted-proxy")
+        switch (header, proxies.isEmpty) {
+        case (nil, true): break
+        case (nil, false): throw Arguments.UsageError(description: "--trusted-proxy needs --trust-user-header NAME (the header it sets)")
+        case (_?, true): throw Arguments.UsageError(description: "--trust-user-header needs --trusted-proxy CIDR (whose header to believe)")
+        case (let header?, false):
+            guard Self.isHeaderName(header) else {
+                throw Arguments.UsageError(description: "--trust-user-header \"\(header)\" is not a header name")
+            }
+            var ranges: [AddressRange] = []
+            for text in proxies {
+                guard let range = AddressRange(text) else {
+                    throw Arguments.UsageError(description: "--trusted-proxy \"\(text)\" is not an address or CIDR range (10.0.0.0/8, ::1)")
+                }
+                ranges.append(range)
+            }
+            let role = try Self.role(arguments.last("proxy-role") ?? "operator", flag: "proxy-role")
+            settings.trustedProxy = AccessSettings.TrustedProxy(header: header, addresses: ranges, role: role)
+        }
+        if arguments.last("proxy-role") != nil, settings.trustedProxy == nil {
+            throw Arguments.UsageError(description: "--proxy-role needs --trust-user-header and --trusted-proxy")
+        }
+        settings.identitiesRequired = settings.trustedProxy != nil
+        if settings.publicView, !settings.identitiesRequired {
+            throw Arguments.UsageError(
+                description:
+                    "--public-view keeps watching open where identities are on; give --users, --jwt-key, --jwks or --trust-user-header too")
+        }
+    }
+
+    static func role(_ text: String, flag: String) throws(Arguments.UsageError) -> Role {
+        guard let role = Role(rawValue: text) else {
+            let roles = Role.allCases.map(\.rawValue).joined(separator: ", ")
+            throw Arguments.UsageError(description: "--\(flag) must be one of \(roles), not \"\(text)\"")
+        }
+        return role
+    }
+
+    /// RFC 9110's token characters: what a header name may be.
+    private static func isHeaderName(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64
+            && text.unicodeScalars.allSatisfy {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "!#$%&'*+-.^_`|~".unicodeScalars.contains($0))
+            }
+    }
+}
