@@ -13,6 +13,7 @@ import { LogBook } from './logs.js';
 // In page order: a view hears each store change after the ones above it.
 const VIEWS = [
   import('./views/status.js'),
+  import('./views/identity.js'),
   import('./views/signin.js'),
   import('./views/workers.js'),
   import('./views/notify.js'),

@@ -12,6 +12,7 @@
 /** @typedef {import('./types.js').Results} Results */
 /** @typedef {import('./types.js').Match} Match */
 /** @typedef {import('./types.js').Status} Status */
+/** @typedef {import('./types.js').Principal} Principal */
 /** @typedef {(what: string, detail: any) => void} Listener */
 
 const ACTIVE_STATES = new Set(['queued', 'waiting', 'running']);
@@ -78,6 +79,26 @@ export class Store {
     this.clockOffsetMs = 0; // server clock minus ours, from event timestamps
     this.bestClockSample = -Infinity;
     this.snapshots = { count: 0, lastReason: null }; // for the curious (and the tests)
+    /** @type {Principal | null} who this page is signed in as (`GET /api/session`); null until known */
+    this.principal = null;
+  }
+
+  /** @param {Principal} principal */
+  setPrincipal(principal) {
+    this.principal = principal;
+    this.emit('principal', { principal });
+  }
+
+  // Whether this page's identity may cancel the job (the server decides; this keeps the button away
+  // where it would only be refused): admins any job, operators their own and schedules' and nobody's.
+  /** @param {Job} job */
+  mayCancel(job) {
+    const principal = this.principal;
+    // Anonymous: the server may want a token (its refusal opens the sign-in prompt), so keep the control.
+    if (principal === null || principal.via === 'anonymous' || principal.role === 'admin') return true;
+    if (principal.role !== 'operator') return false;
+    const by = job.startedBy;
+    return !by || by === principal.name || by === 'anonymous' || by.startsWith('schedule:');
   }
 
   // Subscribers hear every change, in the order they subscribed (app.js mounts the views in page order).

@@ -31,6 +31,7 @@
  * @property {{ code?: number, signal?: string }} [exit] a command job's exit
  * @property {string} [schedule] the schedule that started it (docs/schedules.md)
  * @property {string} [startedBy] who started it: 'schedule:NAME' for a schedule's job
+ * @property {string} [cancelledBy] who cancelled it
  *
  * @typedef {object} ParamSpec a param of a jobs-file kind (docs/jobs.md)
  * @property {string} [type] 'string', 'integer', 'number' or 'boolean'
@@ -100,6 +101,14 @@
  * @property {number} [first] page of a log: the number of the oldest line kept
  * @property {any[]} [values] page of results
  * @property {LogLine[]} [lines] page of a log
+ *
+ * @typedef {object} Principal who this page is signed in as (`GET /api/session`, docs/security.md)
+ * @property {string} name
+ * @property {'viewer' | 'operator' | 'admin' | 'worker'} role
+ * @property {string} via how it proved itself: session, key, jwt, share, proxy, token, anonymous
+ * @property {string[]} [jobs] the only jobs it sees
+ * @property {string[]} [kinds] the only kinds it sees and starts
+ * @property {number} [expiresAt] ms since 1970
  *
  * @typedef {object} ScheduleLast the last occurrence a schedule handled
  * @property {number} at ms since the epoch

@@ -95,7 +95,9 @@ export function stateClass(state) {
 /** @param {Job} job */
 export function startedByText(job) {
   if (typeof job.schedule === 'string' && job.schedule) return 'by schedule ' + job.schedule;
-  if (typeof job.startedBy !== 'string' || !job.startedBy) return '';
+  const cancelled = typeof job.cancelledBy === 'string' && job.cancelledBy ? ', cancelled by ' + job.cancelledBy : '';
+  // On a server without identities everyone is `anonymous`: saying so on every row tells nothing.
+  if (typeof job.startedBy !== 'string' || !job.startedBy || job.startedBy === 'anonymous') return cancelled.slice(2);
   const match = /^schedule:(.+)$/.exec(job.startedBy);
-  return match ? 'by schedule ' + match[1] : 'by ' + job.startedBy;
+  return (match ? 'by schedule ' + match[1] : 'by ' + job.startedBy) + cancelled;
 }

@@ -136,7 +136,7 @@ class JobsView {
     }
     const cancel = /** @type {HTMLButtonElement} */ (part(row, '.job-cancel'));
     const active = isActiveState(job.state);
-    show(cancel, active);
+    show(cancel, active && this.store.mayCancel(job));
     if (!active) {
       cancel.disabled = false;
       delete row.dataset.cancelling;
@@ -210,7 +210,7 @@ class JobsView {
 export function mount(context) {
   const view = new JobsView(context);
   context.store.onChange((what, detail) => {
-    if (what === 'reset') view.rebuild();
+    if (what === 'reset' || what === 'principal') view.rebuild();
     else if (what === 'job') view.upsert(detail.job);
     else if (what === 'progress') view.progress(detail.job);
     else if (what === 'workers') view.refreshQueued();

@@ -77,7 +77,7 @@ class KindForm {
       n += 1;
       controls.append(this.buildField(name, spec, 'kf-' + index + '-' + n));
     }
-    const start = make('button', 'primary kind-start', 'Start');
+    const start = make('button', 'primary kind-start needs-operator', 'Start');
     start.type = 'submit';
     start.dataset.testid = 'kind-start-' + this.kind;
     start.setAttribute('aria-label', 'Start ' + this.title);
