@@ -243,7 +243,7 @@ def test_a_receiver_that_never_answers_is_given_up_after_ten_attempts(tmp_path):
         delivery = status["deliveries"][0]
         assert delivery["job"] == job and delivery["status"] == "givenUp" and delivery["attempts"] == 10
         assert delivery["lastOutcome"] == "timed out after 1 s"
-        assert status["retried"] == 9 and status["delivered"] == 0
+        assert status["retried"] == 9 and status["delivered"] == 0 and status["maxAttempts"] == 10
         wait_for(lambda: len(silent.ids) >= 10, what="the receiver's threads to read the tenth attempt")
         assert silent.ids == [delivery["id"]] * 10, "ten attempts, one id"
         metrics = server.request("GET", "/metrics")[1]
