@@ -1,7 +1,7 @@
 // Herald dashboard — every request the dashboard makes goes through here: commands over the WebSocket go to
 // the protocol's one implementation, client.js (HeraldClient: request ids, replies, resending on reconnect),
 // and this adds what belongs to the page: the token kept in this tab and the sign-in prompt; and the HTTP
-// calls (docs/rest.md: the job history, the news, the schedules). No DOM here.
+// calls (docs/rest.md: the job history, the news, the schedules, the webhooks). No DOM here.
 //
 // A start or cancel refused for want of a token waits (its button stays busy) until a token is accepted,
 // then goes again; or it is answered with the refusal if the user declines to sign in. A schedule action
@@ -12,6 +12,7 @@ import { isJob, isObject } from './store.js';
 /** @typedef {import('./types.js').Reply} Reply */
 /** @typedef {import('./types.js').Job} Job */
 /** @typedef {import('./types.js').Schedule} Schedule */
+/** @typedef {import('./types.js').Webhook} Webhook */
 /** @typedef {import('./client.js').HeraldClient} HeraldClient */
 /** @typedef {{ message: Record<string, any>, onReply: (reply: Reply) => void }} Waiting */
 
@@ -181,6 +182,15 @@ export class Api {
     }
   }
 
+  /** `GET /api/webhooks` → every webhook with its latest deliveries, in the jobs file's order. Throws an
+   * HttpError (its message finishes "Could not load the webhooks: …").
+   * @returns {Promise<Webhook[]>} */
+  async webhooks() {
+    const body = await httpCall('GET', '/api/webhooks', null);
+    if (!isObject(body) || !Array.isArray(body.webhooks)) throw new HttpError('bad_reply', 'the server sent something else than a list of webhooks.', 0);
+    return body.webhooks.filter(isWebhook);
+  }
+
   /** `GET /api/news`: the feed as the server has it now; throws when it cannot be had. @returns {Promise<any>} */
   async news() {
     const response = await window.fetch('/api/news', { cache: 'no-store', headers: { Accept: 'application/json' } });
@@ -197,6 +207,14 @@ export class HttpError extends Error {
     this.code = code;
     this.status = status;
   }
+}
+
+/** @param {any} value @returns {value is Webhook} */
+function isWebhook(value) {
+  return (
+    isObject(value) && typeof value.webhook === 'string' && Array.isArray(value.deliveries) &&
+    value.deliveries.every((delivery) => isObject(delivery) && typeof delivery.id === 'string' && typeof delivery.status === 'string')
+  );
 }
 
 /** @param {any} value @returns {value is Schedule} */

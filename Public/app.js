@@ -20,6 +20,7 @@ const VIEWS = [
   import('./views/search.js'),
   import('./views/kinds.js'),
   import('./views/schedules.js'),
+  import('./views/webhooks.js'),
   import('./views/jobs.js'),
   import('./views/log.js'),
   import('./views/sort.js'),

@@ -133,6 +133,25 @@
  * @property {number} missed
  * @property {number} [lateness] seconds
  *
+ * @typedef {object} WebhookDelivery one delivery of `GET /api/webhooks` (docs/webhooks.md)
+ * @property {string} id the `webhook-id`, the same on every attempt
+ * @property {string} job
+ * @property {string} event 'succeeded', 'failed', 'cancelled' or 'timedOut'
+ * @property {string} status 'pending', 'delivered' or 'givenUp'
+ * @property {number} attempts attempts made so far
+ * @property {number} createdAt ms since the epoch
+ * @property {number | null} nextAttemptAt ms since the epoch; null while an attempt is under way and once done
+ * @property {string | null} lastOutcome 'HTTP 200', 'timed out after 10 s', …
+ *
+ * @typedef {object} Webhook one entry of `GET /api/webhooks`
+ * @property {string} webhook its URL, without the query
+ * @property {number} delivered
+ * @property {number} retried
+ * @property {number} givenUp
+ * @property {number} pending
+ * @property {number} maxAttempts attempts a delivery gets before it is given up
+ * @property {WebhookDelivery[]} deliveries the latest, newest first
+ *
  * @typedef {object} Status the connection's state, as the header shows it
  * @property {string} state 'connecting', 'live', 'reconnecting', 'offline' or 'closed' (HeraldClient.close())
  * @property {number | null} retryAt ms since the epoch of the next attempt

@@ -20,6 +20,8 @@ extension ClusterEngine {
         timer.setEventHandler { [weak self] in
             self?.reclaimLapsedLeases()
             self?.forgetStoppedNodes()
+            self?.mirrorDeliveries()
+            self?.takeOverDeliveries()
         }
         timer.resume()
         reaperTimer.withLock { $0 = timer }

@@ -71,6 +71,11 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// log is written to Redis (`keepWholeLogsOfFloodedJobs`). The publisher thread reads and writes it.
     let floodedLogs = Protected<Set<JobID>>([])
 
+    /// This node's pending webhook deliveries (their JSON array; empty: none) not yet copied into
+    /// Redis, newest only; nil when nothing waits. The notifier's file queue sets it,
+    /// `commandQueue` writes and clears it (`mirrorDeliveries`).
+    let deliveriesToMirror = Protected<[UInt8]?>(nil)
+
     /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
     /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`).
     /// `logger` gets one line per thing an operator should know (a new epoch, a gap); any thread.
@@ -142,6 +147,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         // This node's own jobs from before a crash or a kill: taken back before its first renewal.
         commandQueue.sync { reclaimOwnLeases() }
         publisher.start()
+        // After the first renewal is under way: another node takes over only a silent node's deliveries.
+        local.mirrorPendingDeliveries { [weak self] deliveries in self?.noteDeliveries(deliveries) }
         startReaper()
         startClaiming()
     }

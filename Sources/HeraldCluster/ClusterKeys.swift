@@ -35,6 +35,11 @@ public struct ClusterKeys: Sendable, Equatable {
     public var leasedJob: String { prefix + "leasedjob" }
     /// The node that fetches news in the background (`--news-interval`), with a lease (`PX`).
     public var newsFetcher: String { prefix + "newsfetcher" }
+    /// Node → its pending webhook deliveries (a JSON array, as in its `webhooks/pending.json`), so
+    /// another node takes them over when it stops.
+    public var webhooks: String { prefix + "webhooks" }
+    /// Node → when it last wrote its entry of `webhooks` (milliseconds, the node's clock).
+    public var webhooksAt: String { prefix + "webhooksat" }
     /// A schedule's occurrence (epoch seconds), claimed by the node that fires it (`SET NX`, a week).
     public func occurrence(_ schedule: String, _ at: Int64) -> String { prefix + "occurrence:\(schedule):\(at)" }
     /// Job history across the cluster (`GET /api/jobs?…` on any node): every job Redis keeps a record

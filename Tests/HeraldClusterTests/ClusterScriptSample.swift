@@ -70,6 +70,9 @@ struct ClusterScriptSample {
                     args: .init(job: job, epoch: "e", encoding: item, record: item, node: "n1", maxLength: 10))),
             ClusterScriptSample(ReleaseScript(keys: .init(keys, kind: "search", requestId: nil), args: .init(job: job))),
             ClusterScriptSample(keepLog([]), withTail: keepLog([item, item])),
+            ClusterScriptSample(
+                MirrorDeliveriesScript(keys: .init(keys), args: .init(node: "n1", milliseconds: 1, deliveries: item))),
+            ClusterScriptSample(TakeOverDeliveriesScript(keys: .init(keys), args: .init(node: "n2", staleBefore: 1))),
         ]
     }()
 }

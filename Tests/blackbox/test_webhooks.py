@@ -9,6 +9,7 @@ take milliseconds and no test sleeps by design.
 import base64
 import json
 import os
+import signal
 import socket
 import subprocess
 import threading
@@ -17,6 +18,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from standardwebhooks import Webhook
 
 from testkit import Herald, herald_binary, wait_for
+from testkit.redis_server import free_port
 
 SECRET = "whsec_" + base64.b64encode(b"herald webhook test key 32 bytes").decode()
 FAST = ["--webhook-retry-scale", "0.00001", "--webhook-timeout", "1"]
@@ -27,7 +29,7 @@ class Receiver:
     signature and answers 503 to the first `failures` attempts of deliveries whose job matches
     `flaky` (a job id), 200 to the rest; or, with `redirect_to`, 307 to that URL."""
 
-    def __init__(self, secret=SECRET, redirect_to=None, host="127.0.0.1"):
+    def __init__(self, secret=SECRET, redirect_to=None, host="127.0.0.1", port=0):
         self.verifier = Webhook(secret)
         self.lock = threading.Lock()
         self.received = []  # (headers, payload, verified, answered status)
@@ -64,7 +66,7 @@ class Receiver:
             def log_message(self, *args):
                 pass
 
-        self.server = ThreadingHTTPServer((host, 0), Handler)
+        self.server = ThreadingHTTPServer((host, port), Handler)
         self.url = f"http://{host}:{self.server.server_address[1]}/hook"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
@@ -243,7 +245,7 @@ def test_a_receiver_that_never_answers_is_given_up_after_ten_attempts(tmp_path):
         delivery = status["deliveries"][0]
         assert delivery["job"] == job and delivery["status"] == "givenUp" and delivery["attempts"] == 10
         assert delivery["lastOutcome"] == "timed out after 1 s"
-        assert status["retried"] == 9 and status["delivered"] == 0
+        assert status["retried"] == 9 and status["delivered"] == 0 and status["maxAttempts"] == 10
         wait_for(lambda: len(silent.ids) >= 10, what="the receiver's threads to read the tenth attempt")
         assert silent.ids == [delivery["id"]] * 10, "ten attempts, one id"
         metrics = server.request("GET", "/metrics")[1]
@@ -311,6 +313,60 @@ def test_a_pending_delivery_survives_a_restart_with_its_id(tmp_path):
         assert len(receiver.deliveries()) == len(first) + 1
     finally:
         again.stop()
+        receiver.stop()
+
+
+def test_on_a_cluster_a_killed_nodes_pending_delivery_is_taken_over_with_its_id(tmp_path, herald_factory, redis_server):
+    # The receiver is down (nothing listens on its port) while the node that ran the job holds the delivery.
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/hook"
+    jobs = write_jobs(tmp_path, notify=[{"on": ["succeeded"], "webhook": url, "secretFile": "hook.secret"}])
+    # Refused attempts come quickly: the waits (5 s … 8 h, scaled) leave about 20 s before the tenth.
+    nodes = {name: herald_factory("--redis", redis_server.url, "--node", name, "--jobs", str(jobs), "--node-lease", "2",
+                                  "--webhook-retry-scale", "0.0004")
+             for name in ("n1", "n2")}
+    job = start(nodes["n1"], "ok")
+
+    def holder():
+        for name, node in nodes.items():
+            listed = webhooks(node)[url]["deliveries"]
+            # Between attempts (one has failed and was recorded), not during one.
+            if listed and listed[0]["job"] == job and listed[0]["status"] == "pending" and listed[0]["nextAttemptAt"]:
+                return name, listed[0]
+        return None
+
+    def mirrored(name, delivery_id):
+        """The attempts of that delivery in the node's copy in Redis, or None when it is not there."""
+        copy = redis_server.command("HGET", "herald:webhooks", name)
+        found = [d for d in json.loads(copy) if d["id"] == delivery_id] if copy else []
+        return found[0]["attempts"] if found else None
+
+    # The node that ran it (where there was room) holds it; its copy reaches Redis after its file.
+    name, pending = wait_for(holder, what="a node to hold the pending delivery between attempts")
+    copied = wait_for(lambda: (lambda n: n if n is not None and n >= pending["attempts"] else None)(mirrored(name, pending["id"])),
+                      what="the delivery, with its failed attempts, in the node's copy in Redis")
+    dead = nodes.pop(name)
+    (other, survivor), = nodes.items()
+    dead.process.send_signal(signal.SIGKILL)
+    dead.process.wait()
+    receiver = Receiver(port=port)
+    try:
+        delivered = wait_for(lambda: (lambda s: s["deliveries"][0] if s["delivered"] == 1 else None)(webhooks(survivor)[url]),
+                             timeout=30, what="the other node to deliver it")
+        got = receiver.deliveries()
+        assert len(got) == 1, [headers["webhook-id"] for headers, _, _, _ in got]
+        headers, payload, verified, status = got[0]
+        assert verified and status == 200, "signed with the webhook's secret, verified by standardwebhooks"
+        assert headers["webhook-id"] == delivered["id"] == pending["id"], "the same id"
+        assert payload["data"]["job"]["id"] == job and delivered["job"] == job
+        # The count goes on from the copy (at least the one read above; more if the node wrote a newer one
+        # before it was killed; an attempt under way at the kill is not counted).
+        assert delivered["attempts"] > copied >= 1, "its count goes on"
+        assert f"node {name} stopped with 1 pending webhook delivery" in survivor.log()
+        assert redis_server.command("HEXISTS", "herald:webhooks", name) == 0, "taken, so taken once"
+        wait_for(lambda: redis_server.command("HEXISTS", "herald:webhooks", other) == 0,
+                 what="the survivor's copy to empty once delivered")
+    finally:
         receiver.stop()
 
 

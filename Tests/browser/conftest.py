@@ -7,7 +7,7 @@ Environment:
   HERALD_SEARCH_SECONDS how long a search of the corpus should take (default 3): before the tests, files
                       without matches are added until one does (up to HERALD_CORPUS_MAX_MB, default 2048)
   HERALD_SCREENSHOT=1 also save docs/dashboard.png (a search in progress), docs/history.png (test_history.py)
-                      and docs/schedules.png (test_schedules_ui.py)
+                      docs/schedules.png (test_schedules_ui.py) and docs/webhooks.png (test_webhooks_ui.py)
 Screenshots of every test go to test-artifacts/ (gitignored).
 """
 

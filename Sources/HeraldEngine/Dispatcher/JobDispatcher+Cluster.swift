@@ -77,6 +77,19 @@ extension JobDispatcher {
         queue.async { [jobs] in jobs.cluster.occurrenceClaim = claim }
     }
 
+    /// From now on `mirror` is told every pending webhook delivery after each change (on the
+    /// notifier's file queue, in order), starting with those pending now: a cluster node copies them
+    /// into Redis so that another node can take them over (`adoptDeliveries`).
+    public func mirrorPendingDeliveries(to mirror: @escaping @Sendable ([WebhookDelivery]) -> Void) {
+        queue.async { [webhooks] in webhooks.mirror(to: mirror) }
+    }
+
+    /// Takes over the pending webhook deliveries of `node`, which stopped: sent from here with the
+    /// same ids and bodies, their attempts counted on.
+    public func adoptDeliveries(_ deliveries: [WebhookDelivery], from node: String) {
+        queue.async { [webhooks] in webhooks.adopt(deliveries, from: node) }
+    }
+
     /// The kinds this dispatcher can run (itself or on an attached worker). Thread: any.
     public var runnableKinds: [JobKind] { runners.offered }
 

@@ -53,8 +53,9 @@ public struct WebhookDelivery: Sendable, Equatable {
         return .object(object)
     }
 
-    /// Its line in the pending-deliveries file: everything but the secret, which is the jobs file's.
-    var fileJSON: JSONValue {
+    /// Its line in the pending-deliveries file (and in a cluster's mirror of them in Redis):
+    /// everything but the secret, which is the jobs file's.
+    public var fileJSON: JSONValue {
         var object: JSONObject = [
             "id": .string(id), "webhook": .string(webhook), "job": .string(job.rawValue), "event": .string(event.rawValue),
             "body": .string(String(decoding: body, as: UTF8.self)), "createdAt": .int(createdAt), "attempts": .int(Int64(attempts)),
@@ -64,8 +65,8 @@ public struct WebhookDelivery: Sendable, Equatable {
         return .object(object)
     }
 
-    /// Reads a line of the pending-deliveries file back; nil when it is not one.
-    init?(file value: JSONValue) {
+    /// Reads a line of the pending-deliveries file (or of the mirror) back; nil when it is not one.
+    public init?(file value: JSONValue) {
         guard let id = value["id"]?.stringValue, let webhook = value["webhook"]?.stringValue, let job = value["job"]?.stringValue,
             let event = value["event"]?.stringValue.flatMap(NotifyEvent.init(rawValue:)), let body = value["body"]?.stringValue,
             let createdAt = value["createdAt"]?.intValue, let attempts = value["attempts"]?.intValue, attempts >= 0

@@ -6,7 +6,9 @@ import HeraldSupport
 /// jobs that reach an end a `notify` entry listens for, makes one delivery per webhook (body and
 /// `webhook-id` fixed once), writes it to `webhooks/pending.json` and hands its attempts to the
 /// transport; a failed attempt is tried again after `WebhookBackoff`'s delay, until the last one,
-/// when it is given up. Deliveries left pending by an earlier run are resent at `start`.
+/// when it is given up. Deliveries left pending by an earlier run are resent at `start`; on a
+/// cluster, each write of the file is also told to a mirror (Redis), and deliveries a stopped node
+/// left there are taken over (`adopt`).
 ///
 /// Thread: everything runs on the dispatcher queue but `init` (any thread, before use), the file
 /// writes (`files`) and the transport's work (its own threads; its answers hop onto the queue).
@@ -34,6 +36,10 @@ final class WebhookNotifier: @unchecked Sendable {
     private var told: Set<JobID> = []
     private var toldOrder: [JobID] = []
     private var stopped = false
+    /// Told every pending delivery after each write of the file, on the file queue (in order): a
+    /// cluster node copies them into Redis, so another node takes them over if this one dies. Set
+    /// and read on the queue (`save` hands it to the file queue).
+    private var mirror: (@Sendable ([WebhookDelivery]) -> Void)?
 
     static let toldLimit = 10_000
 
@@ -84,6 +90,39 @@ final class WebhookNotifier: @unchecked Sendable {
         stopped = true
         for timer in timers.values { timer.cancel() }
         timers = [:]
+    }
+
+    /// From now on `mirror` is told every pending delivery after each write of the file, starting
+    /// with those pending now. Thread: the queue.
+    func mirror(to mirror: @escaping @Sendable ([WebhookDelivery]) -> Void) {
+        self.mirror = mirror
+        save {}
+    }
+
+    /// Takes over deliveries another node made (it stopped with them pending): each keeps its id,
+    /// body and attempts, is written to this node's file and attempted when its next attempt is due.
+    /// One already here, or whose webhook this node's jobs file does not declare, is skipped.
+    /// Thread: the queue.
+    func adopt(_ deliveries: [WebhookDelivery], from node: String) {
+        var taken: [WebhookDelivery] = []
+        for delivery in deliveries where pending[delivery.id] == nil {
+            guard secrets[delivery.webhook] != nil else {
+                log("webhooks: delivery \(delivery.id) of job \(delivery.job) from node \(node) dropped: its webhook is not declared here")
+                continue
+            }
+            pending[delivery.id] = delivery
+            statuses[delivery.webhook]?.note(delivery)
+            taken.append(delivery)
+        }
+        guard !taken.isEmpty else { return }
+        log("webhooks: took over \(taken.count) pending delivery(ies) of node \(node)")
+        // On disk (and in the mirror) before the next attempt, as a new delivery is. Before `start`,
+        // `start` arms them with the rest.
+        save { [self] in
+            guard transport != nil else { return }
+            let wall = WallClock.millis()
+            for delivery in taken { arm(delivery.id, after: Double(max(0, (delivery.nextAttemptAt ?? wall) - wall)) / 1000) }
+        }
     }
 
     /// Returns once every write of the file asked for so far is done. Thread: any but the queue.
@@ -189,7 +228,7 @@ final class WebhookNotifier: @unchecked Sendable {
     /// write that fails (a full disk) is told through `StorageHealth`; the deliveries go on from memory.
     private func save(then: @escaping () -> Void) {
         let deliveries = pending.values.sorted { $0.createdAt < $1.createdAt }
-        let (file, health, queue) = (file, jobs.archive.health, jobs.queue)
+        let (file, health, queue, mirror) = (file, jobs.archive.health, jobs.queue, mirror)
         nonisolated(unsafe) let then = then
         files.async {
             do {
@@ -198,6 +237,7 @@ final class WebhookNotifier: @unchecked Sendable {
             } catch {
                 health.failed("webhooks", path: file.url.path, "\(error)")
             }
+            mirror?(deliveries)
             queue.async { then() }
         }
     }

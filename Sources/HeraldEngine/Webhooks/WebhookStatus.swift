@@ -20,7 +20,8 @@ public struct WebhookStatus: Sendable, Equatable {
         let pending = recent.filter { $0.status == .pending }.count
         return [
             "webhook": .string(Self.shown(webhook)), "delivered": .int(Int64(delivered)), "retried": .int(Int64(retried)),
-            "givenUp": .int(Int64(givenUp)), "pending": .int(Int64(pending)), "deliveries": .array(recent.map(\.statusJSON)),
+            "givenUp": .int(Int64(givenUp)), "pending": .int(Int64(pending)),
+            "maxAttempts": .int(Int64(WebhookBackoff.maxAttempts)), "deliveries": .array(recent.map(\.statusJSON)),
         ]
     }
 

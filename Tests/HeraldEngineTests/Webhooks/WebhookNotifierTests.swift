@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSupport
 import HeraldTestSupport
 import XCTest
 
@@ -159,5 +160,44 @@ final class WebhookNotifierTests: XCTestCase {
         let degraded = fixture.dispatcher.currentStatistics().degraded ?? ""
         XCTAssertTrue(degraded.contains("cannot write webhooks"), degraded)
         XCTAssertGreaterThan(fixture.dispatcher.currentStatistics().storageWriteFailures, 0)
+    }
+
+    func testTheMirrorSeesEveryChangeAndAnAdoptedDeliveryGoesOnWithItsIDAndCount() throws {
+        let clock = ManualClock()
+        let fixture = fixture(clock: clock)
+        let mirrored = Locked<[[String]]>([])
+        fixture.dispatcher.mirrorPendingDeliveries { deliveries in mirrored.withLock { $0.append(deliveries.map(\.id)) } }
+        let transport = ScriptedTransport([.failed("HTTP 503"), .delivered(status: 200)])
+        fixture.dispatcher.startWebhooks(transport: transport, jobLink: "/")
+        _ = waitUntil("the first copy", seen: { "\(mirrored.withLock { $0 })" }) { mirrored.withLock { $0 } == [[]] }
+
+        // Another node made it, tried it three times and stopped; its next attempt is overdue.
+        var theirs = WebhookDelivery(
+            id: "msg_0123456789abcdef0123456789abcdef", webhook: Self.url, job: JobID("j-elsewhere"), event: .failed,
+            body: Array(#"{"type":"job.failed"}"#.utf8), createdAt: WallClock.millis() - 60_000)
+        theirs.attempts = 3
+        theirs.nextAttemptAt = WallClock.millis() - 1000
+        theirs.lastOutcome = "connection refused"
+        let unknown = WebhookDelivery(
+            id: "msg_ffffffffffffffffffffffffffffffff", webhook: "https://elsewhere.example/hook", job: JobID("j-other"),
+            event: .succeeded, body: [], createdAt: WallClock.millis())
+        fixture.dispatcher.adoptDeliveries([theirs, unknown], from: "n9")
+        _ = waitUntil("the adopted delivery's attempt", seen: { "\(transport.count) attempts" }) {
+            clock.advance(by: 0.1)
+            return transport.count == 1
+        }
+        let attempt = try XCTUnwrap(transport.attempts.withLock { $0.first })
+        XCTAssertEqual(attempt.id, theirs.id, "the same webhook-id")
+        XCTAssertEqual(attempt.body, theirs.body, "the same body")
+        XCTAssertEqual(attempt.number, 4, "its count goes on")
+        XCTAssertTrue(mirrored.withLock { $0 }.contains([theirs.id]), "in the mirror before its attempt")
+
+        // Its attempt fails: the retry after attempt 4 is due 10 min later, then it is delivered.
+        waitForAnswer(fixture, attempts: 4)
+        clock.advance(by: 600.1)
+        waitForAnswer(fixture, attempts: 5, .delivered)
+        XCTAssertEqual(transport.count, 2, "the undeclared webhook's delivery is never attempted")
+        XCTAssertFalse(fixture.dispatcher.webhookStatuses().flatMap(\.recent).contains { $0.id == unknown.id })
+        _ = waitUntil("the mirror to empty", seen: { "\(mirrored.withLock { $0 })" }) { mirrored.withLock { $0.last } == [] }
     }
 }
