@@ -3,7 +3,7 @@ import Foundation
 /// A JSON value of a token's header or claims, or of a JWKS document, as Foundation's JSONDecoder
 /// reads it: numbers that are whole and fit 64 bits are integers, others doubles; `true` is never a
 /// number. A duplicated member name keeps its last value (what RFC 7515 section 4 allows).
-public indirect enum JWTJSONValue: Sendable, Hashable, Decodable {
+indirect enum JWTJSONValue: Sendable, Hashable, Decodable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -12,7 +12,7 @@ public indirect enum JWTJSONValue: Sendable, Hashable, Decodable {
     case array([JWTJSONValue])
     case object([String: JWTJSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null

@@ -5,7 +5,7 @@ import HeraldCrypto
 /// it is for. The key decides which algorithms are allowed: an HS secret verifies only HS256/384/512,
 /// an RSA key only RS* and PS*, an EC key only the ES* of its curve. So a token cannot make an RSA
 /// public key serve as an HMAC secret (algorithm confusion), and `alg: none` matches no key at all.
-public struct JWTKey: Sendable {
+public struct JWTKey: Sendable, CustomStringConvertible {
     public enum Material: Sendable {
         /// A shared secret for the HS algorithms: the raw bytes.
         case secret([UInt8])
