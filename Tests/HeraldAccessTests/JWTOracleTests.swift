@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAccess
+import HeraldTestSupport
 import XCTest
 
 /// Tokens minted by PyJWT (JWTFixture) through `JWTKeyring`: every valid one becomes the principal
@@ -213,5 +214,29 @@ final class JWTOracleTests: XCTestCase {
         }
         XCTAssertEqual(accepted, 8_000)
         XCTAssertEqual(refused, 2_000)
+    }
+
+    /// One keyring (its libcrypto keys) shared by threads that verify at the same time, as the server's
+    /// threads will: every answer is still right (and ThreadSanitizer, in `make test-tsan`, sees no race).
+    func testThreadsShareAKeyring() throws {
+        let fixture = try Self.shared.get()
+        let ring = try JWTKeyring(
+            keyFiles: [fixture.path("rsa.pub"), fixture.path("ec256.pub"), fixture.path("secret.txt")], audience: Self.audience,
+            issuer: Self.issuer)
+        let tokens = [
+            try fixture.token("rs256"), try fixture.token("es256"), try fixture.token("hs256"), try fixture.token("tampered-payload"),
+        ]
+        let results = Locked([Int](repeating: 0, count: 4))
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var accepted = 0
+            for index in 0..<200 {
+                let token = tokens[(index + thread) % tokens.count]
+                if let principal = try? ring.principal(for: token, nowMilliseconds: JWTFixture.nowMilliseconds), principal.name == "alice" {
+                    accepted += 1
+                }
+            }
+            results.withLock { $0[thread] = accepted }
+        }
+        XCTAssertEqual(results.value, [150, 150, 150, 150])
     }
 }
