@@ -26,7 +26,11 @@ final class PublicKeyTests: XCTestCase {
     private func bytes(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: folder.appendingPathComponent(name))) }
 
     @discardableResult
-    private func run(_ arguments: String...) throws -> String {
+    private func run(_ arguments: String...) throws -> String { try run(arguments) }
+
+    /// Runs `openssl` in the folder; fails the test when it fails. Its output (stdout and stderr).
+    @discardableResult
+    private func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: openssl)
         process.arguments = arguments
@@ -37,7 +41,7 @@ final class PublicKeyTests: XCTestCase {
         try process.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        if process.terminationStatus != 0 { XCTFail("openssl \(arguments.joined(separator: " ")): \(text)") }
+        XCTAssertEqual(process.terminationStatus, 0, "openssl \(arguments.joined(separator: " ")): \(text)")
         return text
     }
 
@@ -46,18 +50,6 @@ final class PublicKeyTests: XCTestCase {
         try run(["genpkey"] + options + ["-out", "\(name).key"])
         try run("pkey", "-in", "\(name).key", "-pubout", "-out", "\(name).pub")
         return try PublicKey(pem: bytes("\(name).pub"))
-    }
-
-    private func run(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: openssl)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "openssl \(arguments.joined(separator: " "))")
     }
 
     private func refusal(_ make: () throws -> PublicKey) -> String? {
