@@ -198,7 +198,7 @@ final class JWTOracleTests: XCTestCase {
     }
 
     /// Ten thousand verifications over every kind of key, each answer checked. Memory is not asserted
-    /// here: a loop of 200,000 verifications and 14,000 key loads kept the resident size flat.
+    /// here (tests never do); this loop is the one to watch for growth when libcrypto calls change.
     func testTenThousandVerifications() throws {
         let fixture = try Self.shared.get()
         let rings = try keyrings(fixture)
