@@ -30,12 +30,15 @@ public final class PublicKey: @unchecked Sendable {  // unchecked: holds an immu
     /// Takes ownership of `key` (freed here when it is refused, else in deinit) after checking that it
     /// is a kind Herald verifies with and that libcrypto finds its parameters valid.
     init(adopting key: OpaquePointer) throws(PublicKeyError) {
+        // Whatever libcrypto queued while the key was read and checked is dropped, success or not: the
+        // queue is the thread's, and libssl on the same thread (SSL_get_error) would take a stale
+        // entry for its own error.
+        defer { ERR_clear_error() }
         do {
             kind = try Self.kind(of: key)
             try Self.check(key)
         } catch {
             EVP_PKEY_free(key)
-            ERR_clear_error()
             throw error
         }
         self.key = key
@@ -55,7 +58,8 @@ public final class PublicKey: @unchecked Sendable {  // unchecked: holds an immu
         guard let context = EVP_MD_CTX_new() else { return false }
         defer {
             EVP_MD_CTX_free(context)
-            // A failed verification leaves its reason on this thread's error queue; nobody reads it.
+            // A failed verification leaves its reason on this thread's error queue, which libssl on the
+            // same thread would take for its own (see init).
             ERR_clear_error()
         }
         // The EVP_PKEY_CTX is the digest context's own (freed with it).
