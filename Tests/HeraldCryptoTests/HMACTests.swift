@@ -61,6 +61,24 @@ final class HMACTests: XCTestCase {
         }
     }
 
+    /// RFC 4231 4.2 with SHA-384 and SHA-512, and the verification that compares in constant time.
+    func testSHA384AndSHA512() {
+        let key = [UInt8](repeating: 0x0b, count: 20)
+        let data = Array("Hi There".utf8)
+        XCTAssertEqual(
+            Self.hex(HMAC.sha384(key: key, message: data)),
+            "afd03944d84895626b0825f4ab46907f15f9dadbe4101ec682aa034c7cebc59cfaea9ea9076ede7f4af152e8b2fa9cb6")
+        XCTAssertEqual(
+            Self.hex(HMAC.sha512(key: key, message: data)),
+            "87aa7cdea5ef619d4ff0b4241a1d6cb02379f4e2ce4ec2787ad0b30545e17cdedaa833b7d6b8a702038b274eaea3f4e4be9d914eeb61f1702e696c203a126854"
+        )
+        let mac = HMAC.authenticate(.sha384, key: key, message: data)
+        XCTAssertEqual(mac.count, DigestAlgorithm.sha384.byteCount)
+        XCTAssertTrue(HMAC.verify(.sha384, key: key, message: data, mac: mac))
+        XCTAssertFalse(HMAC.verify(.sha512, key: key, message: data, mac: mac))
+        XCTAssertFalse(HMAC.verify(.sha384, key: key, message: data + [0], mac: mac))
+    }
+
     func testEmptyKeyAndMessage() {
         // HMAC-SHA256("", ""), as Python's hmac module computes it.
         XCTAssertEqual(Self.hex(HMAC.sha256(key: [], message: [])), "b613679a0814d9ec772f95d778c35fc5ff1697c493715653c6c712144292c5ad")
