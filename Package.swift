@@ -43,8 +43,9 @@ let package = Package(
         // the only code that imports CLibCrypto.
         .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
         // Who may see and do what: roles, scopes, principals and the credentials that prove them
-        // (users file, API keys, JWTs, share links, sessions). Pure Swift over HeraldCrypto; no sockets.
-        .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport"]),
+        // (users file, API keys, JWTs, share links, sessions), and the audit trail. Pure Swift over
+        // HeraldCrypto; no sockets. HeraldEngine for its JSON, atomic files and the history's rotation limits.
+        .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport", "HeraldEngine"]),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.
         .target(name: "HeraldSupport"),
