@@ -23,8 +23,9 @@ public struct AuditEvent: Sendable, Hashable {
     /// Wall-clock milliseconds since 1970.
     public let time: Int64
     public let kind: Kind
-    /// A principal's name (a user, a key's name, `share:ID`, `anonymous`), the name typed at a failed
-    /// sign-in, or `herald` for what the server did by itself.
+    /// A principal's name (a user, a key's name, `share:ID`, `anonymous`), the user of a failed sign-in
+    /// (`(unknown user)` when the name typed is no user), `unidentified` for a refusal without an
+    /// identity, or `herald` for what the server did by itself.
     public let actor: String
     /// The client's address, when a client asked.
     public let address: String?
@@ -51,10 +52,16 @@ public struct AuditEvent: Sendable, Hashable {
         AuditEvent(time: time, kind: .signIn, actor: principal.name, address: address, detail: principal.role.rawValue)
     }
 
-    /// `user` is the name that was typed (known or not; the audit says which names are tried).
-    public static func signInFailed(user: String, address: String?, at time: Int64) -> AuditEvent {
-        AuditEvent(time: time, kind: .signInFailed, actor: user, address: address)
+    /// `knownUser`: the name typed when it is a user of the users file (a wrong password), else nil.
+    /// A name that is no user is not recorded: it may be a password typed into the wrong field.
+    public static func signInFailed(knownUser: String?, address: String?, at time: Int64) -> AuditEvent {
+        AuditEvent(
+            time: time, kind: .signInFailed, actor: knownUser ?? Self.unknownUser, address: address,
+            detail: knownUser == nil ? "no such user" : "wrong password")
     }
+
+    /// The actor of a failed sign-in whose name is no user.
+    public static let unknownUser = "(unknown user)"
 
     /// An API key or a JWT was accepted (at a handshake or a REST call).
     public static func credentialUsed(_ principal: Principal, address: String?, at time: Int64) -> AuditEvent {

@@ -75,7 +75,7 @@ public struct SessionTable: Sendable {
         }
         guard session.expiresAt > now else {
             sessions.removeValue(forKey: id)
-            return .failure(.unauthorized("the session expired after \(Self.describe(idleTimeout)) without use; sign in again"))
+            return .failure(.unauthorized("the session expired after \(idleTimeout.words) without use; sign in again"))
         }
         session.lastUsedAt = now
         sessions[id] = session
@@ -130,11 +130,4 @@ public struct SessionTable: Sendable {
     }
 
     public var count: Int { sessions.count }
-
-    private static func describe(_ duration: Duration) -> String {
-        let seconds = duration.components.seconds
-        if seconds % 3600 == 0 { return "\(seconds / 3600) h" }
-        if seconds % 60 == 0 { return "\(seconds / 60) min" }
-        return "\(seconds) s"
-    }
 }

@@ -37,9 +37,10 @@ public struct ShareLinks: Sendable {
         (token: String, link: ShareLinkRecord), AccessRefusal
     > {
         removeExpired(now: now)
+        guard !job.isEmpty, job.utf8.count <= 128 else { return .failure(AccessRefusal(.forbidden, "a share link needs a job id")) }
         guard lifetime > .zero else { return .failure(AccessRefusal(.forbidden, "a share link must last longer than 0 s")) }
         guard lifetime <= maxLifetime else {
-            return .failure(AccessRefusal(.forbidden, "a share link may last at most \(maxLifetime.components.seconds / 86_400) days"))
+            return .failure(AccessRefusal(.forbidden, "a share link may last at most \(maxLifetime.words)"))
         }
         guard state.links.count < maxLinks else {
             return .failure(AccessRefusal(.forbidden, "there are \(maxLinks) unexpired share links already; revoke some first"))

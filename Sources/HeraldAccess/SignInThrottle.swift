@@ -14,9 +14,13 @@
 ///
 /// A value: the hub owns one on its service thread and nothing else touches it.
 public struct SignInThrottle: Sendable {
-    public var freeFailures: Int
-    public var firstLockout: Duration
-    public var maxLockout: Duration
+    /// Failures in a row a name or an address may have before it must wait.
+    public let freeFailures: Int
+    /// The wait after the `freeFailures`-th failure; each further failure doubles it…
+    public let firstLockout: Duration
+    /// …up to this. A count with no failure for this long starts again.
+    public let maxLockout: Duration
+    /// Names remembered at most, and as many addresses.
     public let maxEntries: Int
 
     private var users = Table()

@@ -13,10 +13,13 @@ import Testing
             JSONWriter.string(event.json)
                 == #"{"ts":"2026-12-06T12:01:08.123Z","event":"start","actor":"ann","address":"10.0.0.1","job":"j-7","kind":"deploy"}"#)
         #expect(AuditEvent(json: event.json) == event)
-        let failed = AuditEvent.signInFailed(user: "mallory", address: "10.0.0.2", at: 5)
+        let failed = AuditEvent.signInFailed(knownUser: "ann", address: "10.0.0.2", at: 5)
         #expect(
             JSONWriter.string(failed.json)
-                == #"{"ts":"1970-01-01T00:00:00.005Z","event":"signin_failed","actor":"mallory","address":"10.0.0.2"}"#)
+                == #"{"ts":"1970-01-01T00:00:00.005Z","event":"signin_failed","actor":"ann","address":"10.0.0.2","detail":"wrong password"}"#
+        )
+        let unknown = AuditEvent.signInFailed(knownUser: nil, address: nil, at: 5)
+        #expect(unknown.actor == "(unknown user)" && unknown.detail == "no such user")
         #expect(AuditEvent(json: failed.json) == failed)
     }
 
@@ -49,7 +52,9 @@ import Testing
 
         let events: [AuditEvent] = [
             .signIn(signedIn, address: "10.0.0.1", at: now),
-            .signInFailed(user: "ann", address: "10.0.0.1", at: now),
+            .signInFailed(knownUser: "ann", address: "10.0.0.1", at: now),
+            // Someone typed the password into the user field: a name that is no user is not recorded.
+            .signInFailed(knownUser: nil, address: "10.0.0.1", at: now),
             .credentialUsed(key, address: nil, at: now),
             .credentialUsed(signedIn, address: nil, at: now),
             .start(by: signedIn, job: "j-1", kind: "search", address: nil, at: now),
@@ -78,7 +83,7 @@ import Testing
     }
 
     @Test func longFieldsAreCut() {
-        let event = AuditEvent.signInFailed(user: String(repeating: "x", count: 100_000), address: nil, at: now)
+        let event = AuditEvent.signInFailed(knownUser: String(repeating: "x", count: 100_000), address: nil, at: now)
         #expect(event.actor.utf8.count == 512)
     }
 }

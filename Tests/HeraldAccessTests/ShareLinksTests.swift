@@ -86,7 +86,10 @@ import Testing
 
     @Test func lifetimeAndCountAreBounded() throws {
         var links = try ShareLinks(maxLifetime: .seconds(86_400), maxLinks: 2)
-        #expect(links.make(job: "j", creator: "a", lifetime: .seconds(86_401), now: start).failure?.kind == .forbidden)
+        #expect(
+            links.make(job: "j", creator: "a", lifetime: .seconds(86_401), now: start).failure?.message
+                == "a share link may last at most 1 day")
+        #expect(links.make(job: "", creator: "a", lifetime: hour, now: start).failure?.kind == .forbidden)
         #expect(links.make(job: "j", creator: "a", lifetime: .zero, now: start).failure?.kind == .forbidden)
         _ = try links.make(job: "j", creator: "a", lifetime: .seconds(10), now: start).get()
         _ = try links.make(job: "j", creator: "a", lifetime: hour, now: start).get()
