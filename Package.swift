@@ -43,12 +43,13 @@ let package = Package(
         // the only code that imports CLibCrypto.
         .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
         // Who may see and do what: roles, scopes, principals and the credentials that prove them
-        // (users file, API keys, JWTs, share links, sessions). Pure Swift over HeraldCrypto; no sockets.
+        // (users file, API keys, JWTs, share links, sessions), and the audit trail. Pure Swift over
+        // HeraldCrypto; no sockets. HeraldEngine for its JSON, atomic files and the history's rotation limits.
         .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport"]),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.
         .target(name: "HeraldSupport"),
-        .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport", "HeraldAccess"]),
+        .target(name: "HeraldEngine", dependencies: ["CSystemExtras", "HeraldSupport", "HeraldAccess", "HeraldCrypto"]),
         // The stream hub (connections, outboxes, slow-client policy, commands, REST routes) and the
         // inbox between the engine and the service thread: pure Swift, no sockets, no C.
         .target(name: "HeraldServer", dependencies: ["HeraldEngine", "HeraldSupport", "HeraldAccess"]),
@@ -76,7 +77,8 @@ let package = Package(
         // ports, a real redis-server. A library target (test targets cannot depend on each other);
         // `make run` builds only the herald product, so it never builds this.
         .target(name: "HeraldTestSupport", dependencies: ["HeraldRedis"], path: "Tests/HeraldTestSupport"),
-        .testTarget(name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldBench", "HeraldTestSupport"]),
+        .testTarget(
+            name: "HeraldEngineTests", dependencies: ["HeraldEngine", "HeraldAccess", "HeraldCrypto", "HeraldBench", "HeraldTestSupport"]),
         // The hub alone, no sockets.
         .testTarget(name: "HeraldServerTests", dependencies: ["HeraldSupport", "HeraldEngine", "HeraldServer", "HeraldTestSupport"]),
         // Live servers and clients over libwebsockets; CLibWebSockets (and libssl) for `TLSSocket`, a

@@ -1,5 +1,5 @@
 // The C surface Herald uses from OpenSSL's libcrypto (Debian 12's 3.0): one-shot HMAC over an EVP
-// digest, the constant-time comparison, and public-key signature verification (PEM and X.509
+// digest, the constant-time comparison, and random bytes, and public-key signature verification (PEM and X.509
 // parsing, keys built from their parameters, ECDSA signature encoding). Only HeraldCrypto imports
 // this module; it hands Swift byte arrays out, never a pointer.
 #ifndef HERALD_CLIBCRYPTO_SHIM_H

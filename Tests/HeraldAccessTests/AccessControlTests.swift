@@ -91,10 +91,3 @@ import Testing
         }
     }
 }
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
-    }
-}

@@ -40,16 +40,22 @@ def assert_no_console_errors(*pages, allow=None):
 # ---- without a browser ------------------------------------------------------------------------------------
 
 
+# Every page in Public/ and its one entry module: the dashboard, the sign-in page, a share link's page.
+PAGES = {"index.html": "app.js", "signin.html": "signin.js", "share.html": "share.js"}
+
+
 def test_static_files_obey_the_csp_rules():
     """No inline script or style, nothing from another host, no innerHTML: the CSP would block them."""
-    html = (PUBLIC / "index.html").read_text()
-    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), "inline <script>"
-    assert "<style" not in html, "<style> block"
-    assert not re.search(r"\sstyle=", html), "style= attribute"
-    assert not re.search(r"\son[a-z]+=", html), "inline event handler"
-    assert not re.search(r"(src|href)=\"(https?:)?//", html), "a resource from another host"
-    # One entry module; everything else is imported. ES modules are always strict mode.
-    assert re.findall(r"<script\b[^>]*>", html) == ['<script type="module" src="app.js">'], "not one module entry"
+    assert sorted(path.name for path in PUBLIC.glob("*.html")) == sorted(PAGES), "a page missing from PAGES"
+    for name, entry in PAGES.items():
+        html = (PUBLIC / name).read_text()
+        assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html), f"inline <script> in {name}"
+        assert "<style" not in html, f"<style> block in {name}"
+        assert not re.search(r"\sstyle=", html), f"style= attribute in {name}"
+        assert not re.search(r"\son[a-z]+=", html), f"inline event handler in {name}"
+        assert not re.search(r"(src|href|action)=\"(https?:)?//", html), f"a resource from another host in {name}"
+        # One entry module; everything else is imported. ES modules are always strict mode.
+        assert re.findall(r"<script\b[^>]*>", html) == [f'<script type="module" src="{entry}">'], f"not one module entry in {name}"
     for script in PUBLIC.rglob("*.js"):
         text = script.read_text()
         name = str(script.relative_to(PUBLIC))

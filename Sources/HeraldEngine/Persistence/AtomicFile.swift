@@ -7,8 +7,10 @@ public enum AtomicFile {
         public let description: String
     }
 
-    public static func write(_ data: Data, to url: URL) throws {
-        try write(to: url) { descriptor in
+    /// `permissions`: the new file's mode (before the umask); 0o600 for a file holding secrets, which
+    /// then is never readable by others, not even as the temporary file.
+    public static func write(_ data: Data, to url: URL, permissions: mode_t = 0o644) throws {
+        try write(to: url, permissions: permissions) { descriptor in
             try data.withUnsafeBytes { buffer in
                 try writeAll(descriptor, buffer)
             }
@@ -17,11 +19,11 @@ public enum AtomicFile {
 
     /// Creates the temporary file, lets `fill` write it through its descriptor, then commits it.
     /// When `fill` throws (a cancel, say) the temporary file is removed and the target is untouched.
-    public static func write(to url: URL, fill: (Int32) throws -> Void) throws {
+    public static func write(to url: URL, permissions: mode_t = 0o644, fill: (Int32) throws -> Void) throws {
         let folder = url.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).tmp-\(UUID().uuidString)")
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, permissions)
         guard descriptor >= 0 else { throw Failure(description: "cannot create \(temporary.path): \(String(cString: strerror(errno)))") }
         do {
             try fill(descriptor)
