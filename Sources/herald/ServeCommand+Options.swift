@@ -127,6 +127,10 @@ extension ServeCommand {
                 guard !password.isEmpty else { throw Arguments.UsageError(description: "--redis-password-file \(file) is empty") }
                 address = address.with(password: password)
             }
+            if let user = address.user, address.password == nil {
+                throw Arguments.UsageError(
+                    description: "--redis: user \(user) needs a password: USER:PASSWORD@ in the URL, or --redis-password-file")
+            }
             let node = arguments.last("node") ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "herald"
             guard ClusterSettings.isValidNodeName(node) else {
                 throw Arguments.UsageError(description: "--node \"\(node)\": use 1 to 64 letters, digits, '-', '_' or '.'")

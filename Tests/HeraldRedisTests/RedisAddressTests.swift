@@ -32,7 +32,7 @@ final class RedisAddressTests: XCTestCase {
             ("http://cache:6379", "expected redis://"),
             ("cache:6379", "expected redis://"),
             ("rediss://cache:6379", "TLS"),
-            ("redis://alice@cache:6379", "a user needs a password"),
+            ("redis://@cache:6379", "nothing before @"),
             ("redis://alice:@cache:6379", "the password after : is empty"),
             ("redis://alice:%zz@cache", "%-escape"),
             ("redis://cache:6379?timeout=1", "options"),
@@ -78,6 +78,11 @@ final class RedisAddressTests: XCTestCase {
         XCTAssertEqual(try RedisAddress("redis://cache").with(password: "pw").description, "redis://:***@cache:6379/0")
         XCTAssertEqual(try RedisAddress("redis://bob:x@cache").with(password: "from-a-file").password, "from-a-file")
         XCTAssertEqual(try RedisAddress("redis://bob:x@cache").with(password: "from-a-file").user, "bob")
+        let named = try RedisAddress("redis://bob@cache")
+        XCTAssertEqual(named.user, "bob")
+        XCTAssertNil(named.password, "a user alone: its password comes from a file")
+        XCTAssertEqual(named.description, "redis://bob@cache:6379/0")
+        XCTAssertEqual(named.with(password: "pw").description, "redis://bob:***@cache:6379/0")
     }
 
     func testABadURLIsQuotedWithoutItsPassword() {

@@ -14,7 +14,8 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
     public let database: Int
     /// The ACL user `AUTH` names; nil: the default user.
     public let user: String?
-    /// What `AUTH` sends; nil: no `AUTH`.
+    /// What `AUTH` sends; nil: no `AUTH` (a user without a password is only a name, until
+    /// `with(password:)` gives it one).
     public let password: String?
 
     public init(host: String, port: Int = Self.defaultPort, database: Int = 0, user: String? = nil, password: String? = nil)
@@ -23,7 +24,6 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
         if let problem = Self.problem(host: host, port: port, database: database) {
             throw .badURL("\(host):\(port)/\(database)", reason: problem)
         }
-        if user != nil, password == nil { throw .badURL("\(host):\(port)/\(database)", reason: "a user needs a password") }
         self.host = host
         self.port = port
         self.database = database
@@ -50,15 +50,15 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
         if let at = rest.lastIndex(of: "@") {
             let credentials = rest[..<at]
             rest = rest[rest.index(after: at)...]
-            guard let colon = credentials.firstIndex(of: ":") else {
-                throw bad("a user needs a password: redis://USER:PASSWORD@HOST (or :PASSWORD@ for the default user)")
-            }
+            // USER@ alone: the password comes from elsewhere (`with(password:)`, --redis-password-file).
+            let colon = credentials.firstIndex(of: ":") ?? credentials.endIndex
             guard let name = Self.percentDecoded(credentials[..<colon]),
-                let secret = Self.percentDecoded(credentials[credentials.index(after: colon)...])
+                let secret = Self.percentDecoded(colon == credentials.endIndex ? "" : credentials[credentials.index(after: colon)...])
             else { throw bad("a %-escape in the user or password is not %XX of UTF-8") }
-            guard !secret.isEmpty else { throw bad("the password after : is empty") }
+            if colon != credentials.endIndex, secret.isEmpty { throw bad("the password after : is empty") }
+            if name.isEmpty, secret.isEmpty { throw bad("nothing before @: give USER:PASSWORD@ or :PASSWORD@") }
             user = name.isEmpty ? nil : name
-            password = secret
+            password = secret.isEmpty ? nil : secret
         }
         if rest.contains(where: { $0 == "?" || $0 == "#" }) { throw bad("options (?…) are not supported") }
         let authority = rest.prefix(while: { $0 != "/" })
@@ -104,9 +104,9 @@ public struct RedisAddress: Sendable, Equatable, CustomStringConvertible {
     public var endpoint: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The URL without the password: `redis://USER:***@HOST:PORT/DB` (`redis://:***@…` for the default
-    /// user), `redis://HOST:PORT/DB` without one.
+    /// user, `redis://USER@…` for a user without one yet), `redis://HOST:PORT/DB` without either.
     public var description: String {
-        let login = password == nil ? "" : "\(user ?? ""):***@"
+        let login = password == nil ? user.map { "\($0)@" } ?? "" : "\(user ?? ""):***@"
         return "redis://\(login)\(endpoint)/\(database)"
     }
 
