@@ -19,9 +19,9 @@ ARGS ?=
 # search's matches are compared with (SearchRipgrepOracleTests). `croniter` (PyPI) is the independent cron
 # calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
 # time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
-# (HeraldCrypto).
+# (HeraldCrypto). `libfaketime` steps a running server's wall clock (Tests/blackbox/test_clock_steps.py).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep libfaketime
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).

@@ -47,8 +47,12 @@ extension ClusterEngine {
     /// workers are no longer listed anywhere. Thread: `commandQueue`.
     func forgetStoppedNodes() {
         let keys = settings.keys
-        guard let answer = try? commands().command("HGETALL", keys.nodes), let pairs = answer.array else { return }
-        let staleBefore = Double(WallClock.millis()) - settings.nodeTimeoutSeconds * 1000
+        // Heartbeats are Redis's time, so staleness is too: a step of this node's wall clock forgets no one.
+        guard let answer = try? commands().command("HGETALL", keys.nodes), let pairs = answer.array,
+            let redisNow = try? commands().serverMilliseconds()
+        else { return }
+        let timeout = Int64(settings.nodeTimeoutSeconds * 1000)
+        let staleBefore = Double(redisNow - timeout)
         let noWorkers = WireEncoder.encode(event: .workers([]), seq: 0, ts: WallClock.micros())
         for index in stride(from: 0, to: pairs.count - 1, by: 2) {
             guard let node = pairs[index].string, node != settings.node, let heard = pairs[index + 1].string.flatMap({ Double($0) }),
@@ -57,7 +61,7 @@ extension ClusterEngine {
                     ForgetNodeScript(
                         keys: .init(keys),
                         args: .init(
-                            node: node, staleBefore: Int64(staleBefore), epoch: epoch, encoding: noWorkers, maxLength: settings.streamLength
+                            node: node, timeoutMilliseconds: timeout, epoch: epoch, encoding: noWorkers, maxLength: settings.streamLength
                         ))),
                 forgotten.integer == 1
             else { continue }

@@ -1,4 +1,5 @@
 import Foundation
+import HeraldSupport
 import HeraldEngine
 
 /// Whether this node can reach Redis, as each of its three connections last found it. Any one
@@ -17,7 +18,7 @@ final class ClusterHealth: @unchecked Sendable {
         case publisher, tail, commands
     }
 
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var failures: [Link: String] = [:]
     /// How many times a failed link worked again: a pause ends when it moves.
     private var answers = 0
@@ -76,7 +77,7 @@ final class ClusterHealth: @unchecked Sendable {
     /// Waits `seconds`, or less once `answerCount` is no longer `seen` (a link worked again: Redis
     /// answers). Returns `answerCount` then. Thread: a link's owner, never the command queue.
     func pause(_ seconds: Double, unlessAnsweredAfter seen: Int) -> Int {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = MonotonicCondition.deadline(after: seconds)
         condition.lock()
         defer { condition.unlock() }
         while answers == seen, condition.wait(until: deadline) {}
@@ -86,7 +87,7 @@ final class ClusterHealth: @unchecked Sendable {
     /// Waits until every link works, at most `seconds`; whether they do. Thread: the tail's.
     @discardableResult
     func awaitEveryLink(within seconds: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
+        let deadline = MonotonicCondition.deadline(after: seconds)
         condition.lock()
         defer { condition.unlock() }
         while !failures.isEmpty, condition.wait(until: deadline) {}

@@ -20,7 +20,7 @@ final class ClusterPublisher: @unchecked Sendable {
     // `link` and `hasBeaten` are used only on the publisher thread.
     private let settings: ClusterSettings
     private let health: ClusterHealth
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var pending: [SequencedEvent] = []
     private var pendingBytes = 0
     /// The first `inFlight` of `pending` are being appended now: the bound never drops them.
@@ -144,11 +144,12 @@ final class ClusterPublisher: @unchecked Sendable {
     // MARK: - The publisher thread
 
     private func run() {
-        var lastHeartbeat = Date.distantPast
+        // Monotonic: a wall clock stepped back must not stop the heartbeats (and the leases with them).
+        var lastHeartbeat = -Double.infinity
         while true {
             condition.lock()
-            while (pending.isEmpty || epoch == nil) && !stopping && Date().timeIntervalSince(lastHeartbeat) < 1 {
-                _ = condition.wait(until: Date().addingTimeInterval(0.5))
+            while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < 1 {
+                _ = condition.wait(until: MonotonicCondition.deadline(after: 0.5))
             }
             let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
             inFlight = batch.count
@@ -156,7 +157,7 @@ final class ClusterPublisher: @unchecked Sendable {
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
             condition.unlock()
             if done { break }
-            if Date().timeIntervalSince(lastHeartbeat) >= 1, heartbeat() { lastHeartbeat = Date() }
+            if MonotonicCondition.now() - lastHeartbeat >= 1, heartbeat() { lastHeartbeat = MonotonicCondition.now() }
             guard let epoch, !batch.isEmpty else { continue }
             let appended = append(batch, epoch: epoch)
             condition.lock()
@@ -178,13 +179,12 @@ final class ClusterPublisher: @unchecked Sendable {
             return false
         }
         let keys = settings.keys
-        let now = WallClock.millis()
         do {
             let answer = try connection.evaluate(
                 RenewScript(
                     keys: .init(keys),
                     args: .init(
-                        node: settings.node, milliseconds: now, wantsNews: wantsNews,
+                        node: settings.node, wantsNews: wantsNews,
                         leaseMilliseconds: Int64(settings.nodeTimeoutSeconds * 1000))))
             let parts = answer.array ?? []
             newsFetcher(parts.count == 3 && parts[2].integer == 1)
@@ -203,7 +203,7 @@ final class ClusterPublisher: @unchecked Sendable {
     private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
         guard let connection = link.connectionOrPause()?.connection else { return 0 }
         let calls = batch.map { ClusterAppend(event: $0, settings: settings).call(keys: settings.keys, epoch: epoch) }
-        let began = Date()
+        let began = MonotonicCondition.now()
         let replies: [RedisReply]
         do {
             replies = try connection.evaluateMany(calls)
@@ -228,7 +228,7 @@ final class ClusterPublisher: @unchecked Sendable {
             }
             if message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) { refused.insert(job) }
         }
-        measured(Date().timeIntervalSince(began), refused.sorted())
+        measured(MonotonicCondition.now() - began, refused.sorted())
         // What Redis took: not the events of jobs that are no longer this node's.
         if !lostEpoch { appended(batch.filter { event in ClusterAppend.job(of: event.event).map { !refused.contains($0) } ?? true }) }
         return batch.count

@@ -81,8 +81,10 @@ enum Help {
           --webhook-timeout S      whole seconds one delivery attempt may take (1 to 10; default 10)
 
         Cluster (several nodes, one stream, through Redis Streams; docs/scaling.md)
-          --redis URL              be a node of the cluster at redis://HOST:PORT[/DB]; the server does not
-                                   start when Redis cannot be reached (exit 2)
+          --redis URL              be a node of the cluster at redis://[USER:PASSWORD@]HOST:PORT[/DB]; the
+                                   server does not start when Redis cannot be reached or refuses the
+                                   login (exit 2); the password is never logged
+          --redis-password-file F  the Redis password (AUTH) from file F, not the command line
           --node NAME              this node's name, unique in the cluster (default: the host name)
           --redis-prefix PREFIX    the cluster's keys in Redis begin with it (default herald:)
           --node-lease SECONDS     the lease on each job a node holds: a job its node did not renew

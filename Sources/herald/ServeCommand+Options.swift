@@ -110,13 +110,30 @@ extension ServeCommand {
         /// The cluster settings when `--redis` is given; `--node` and `--redis-prefix` need it.
         private static func cluster(_ arguments: Arguments, engine: EngineConfiguration) throws(Arguments.UsageError) -> ClusterSettings? {
             guard let url = arguments.last("redis") else {
-                for flag in ["node", "redis-prefix", "node-lease"] where arguments.last(flag) != nil {
+                for flag in ["node", "redis-prefix", "node-lease", "redis-password-file"] where arguments.last(flag) != nil {
                     throw Arguments.UsageError(description: "--\(flag) needs --redis URL")
                 }
                 return nil
             }
-            let address: RedisAddress
+            var address: RedisAddress
+            // The error quotes the URL with its password left out (RedisAddress.redacted).
             do { address = try RedisAddress(url) } catch { throw Arguments.UsageError(description: "--redis: \(error)") }
+            if let file = arguments.last("redis-password-file") {
+                guard address.password == nil else {
+                    throw Arguments.UsageError(description: "--redis-password-file: the --redis URL has a password already; give it once")
+                }
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    throw Arguments.UsageError(description: "--redis-password-file \(file): cannot read it")
+                }
+                // One line: the newline an editor or `echo` leaves is not part of the password.
+                let password = text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
+                guard !password.isEmpty else { throw Arguments.UsageError(description: "--redis-password-file \(file) is empty") }
+                address = address.with(password: password)
+            }
+            if let user = address.user, address.password == nil {
+                throw Arguments.UsageError(
+                    description: "--redis: user \(user) needs a password: USER:PASSWORD@ in the URL, or --redis-password-file")
+            }
             let node = arguments.last("node") ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "herald"
             guard ClusterSettings.isValidNodeName(node) else {
                 throw Arguments.UsageError(description: "--node \"\(node)\": use 1 to 64 letters, digits, '-', '_' or '.'")

@@ -15,7 +15,8 @@ enum ServeCommand {
         "event-log-size", "event-log-bytes", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes",
-        "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "node", "redis-prefix", "node-lease",
+        "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",
+        "node-lease",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
         "trust-user-header", "trusted-proxy", "proxy-role",
     ]

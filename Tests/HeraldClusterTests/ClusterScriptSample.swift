@@ -51,9 +51,10 @@ struct ClusterScriptSample {
                 ReclaimScript(
                     keys: .init(keys), args: .init(node: "n1", leaseMilliseconds: 2000, mode: .lapsed, cursor: "0-0", prefix: keys.prefix))),
             ClusterScriptSample(
-                RenewScript(keys: .init(keys), args: .init(node: "n1", milliseconds: 1, wantsNews: true, leaseMilliseconds: 2000))),
+                RenewScript(keys: .init(keys), args: .init(node: "n1", wantsNews: true, leaseMilliseconds: 2000))),
             ClusterScriptSample(
-                ForgetNodeScript(keys: .init(keys), args: .init(node: "n2", staleBefore: 1, epoch: "e", encoding: item, maxLength: 10))),
+                ForgetNodeScript(
+                    keys: .init(keys), args: .init(node: "n2", timeoutMilliseconds: 1, epoch: "e", encoding: item, maxLength: 10))),
             ClusterScriptSample(HoldScript(keys: .init(keys, kind: "search"), args: .init(job: job, node: "n1"))),
             ClusterScriptSample(
                 AdmitScript(

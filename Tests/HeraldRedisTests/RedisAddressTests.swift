@@ -32,8 +32,9 @@ final class RedisAddressTests: XCTestCase {
             ("http://cache:6379", "expected redis://"),
             ("cache:6379", "expected redis://"),
             ("rediss://cache:6379", "TLS"),
-            ("redis://user:secret@cache:6379", "password is not supported by this version"),
-            ("redis://:secret@cache", "password is not supported by this version"),
+            ("redis://@cache:6379", "nothing before @"),
+            ("redis://alice:@cache:6379", "the password after : is empty"),
+            ("redis://alice:%zz@cache", "%-escape"),
             ("redis://cache:6379?timeout=1", "options"),
             ("redis://", "host is missing"),
             ("redis://:6379", "host is missing"),
@@ -56,12 +57,45 @@ final class RedisAddressTests: XCTestCase {
         for (url, reason) in cases {
             XCTAssertThrowsError(try RedisAddress(url), url) { error in
                 guard case .badURL(let shown, let why) = error as? RedisError else { return XCTFail("\(url): \(error)") }
-                XCTAssertEqual(shown, url)
+                XCTAssertEqual(shown, RedisAddress.redacted(url), "quoted without a password")
                 XCTAssertTrue(why.contains(reason), "\(url): \(why)")
                 XCTAssertFalse((error as? RedisError)?.isConnectionLost ?? true)
-                XCTAssertTrue("\(error)".hasPrefix("bad Redis URL \(url): "), "\(error)")
+                XCTAssertTrue("\(error)".hasPrefix("bad Redis URL \(RedisAddress.redacted(url)): "), "\(error)")
             }
         }
+    }
+
+    func testCredentialsAreReadAndNeverShown() throws {
+        let acl = try RedisAddress("redis://alice:s3cr%40t:pw@cache:6380/2")
+        XCTAssertEqual(acl.user, "alice")
+        XCTAssertEqual(acl.password, "s3cr@t:pw", "%40 is @; a colon after the first is the password's")
+        XCTAssertEqual(acl.database, 2)
+        XCTAssertEqual(acl.description, "redis://alice:***@cache:6380/2")
+        let legacy = try RedisAddress("redis://:p@ss@cache")
+        XCTAssertNil(legacy.user, "no user: the default user (requirepass)")
+        XCTAssertEqual(legacy.password, "p@ss", "the last @ ends the credentials")
+        XCTAssertEqual(legacy.description, "redis://:***@cache:6379/0")
+        XCTAssertEqual(try RedisAddress("redis://cache").with(password: "pw").description, "redis://:***@cache:6379/0")
+        XCTAssertEqual(try RedisAddress("redis://bob:x@cache").with(password: "from-a-file").password, "from-a-file")
+        XCTAssertEqual(try RedisAddress("redis://bob:x@cache").with(password: "from-a-file").user, "bob")
+        let named = try RedisAddress("redis://bob@cache")
+        XCTAssertEqual(named.user, "bob")
+        XCTAssertNil(named.password, "a user alone: its password comes from a file")
+        XCTAssertEqual(named.description, "redis://bob@cache:6379/0")
+        XCTAssertEqual(named.with(password: "pw").description, "redis://bob:***@cache:6379/0")
+    }
+
+    func testABadURLIsQuotedWithoutItsPassword() {
+        for url in [
+            "redis://alice:hunter2@cache:99999", "rediss://alice:hunter2@cache", "redis://:hunter2@ca che/1", "redis://alice:hunter2@",
+        ] {
+            XCTAssertThrowsError(try RedisAddress(url), url) { error in
+                XCTAssertFalse("\(error)".contains("hunter2"), "\(error)")
+                XCTAssertTrue("\(error)".contains("***@"), "\(error)")
+            }
+        }
+        XCTAssertEqual(RedisAddress.redacted("redis://alice:hunter2@cache/1"), "redis://alice:***@cache/1")
+        XCTAssertEqual(RedisAddress.redacted("redis://cache/1"), "redis://cache/1")
     }
 
     func testComponentsAreChecked() {

@@ -2,7 +2,8 @@ import Foundation
 
 /// Plain sockets on 127.0.0.1 for the test servers: a free port, and PING without a client library.
 public enum Loopback {
-    /// PING on a fresh socket: true on +PONG. Bounded by a 1 s receive timeout (a paused server).
+    /// PING on a fresh socket: true on +PONG, or on -NOAUTH (a server that wants a password is up).
+    /// Bounded by a 1 s receive timeout (a paused server).
     public static func ping(port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return false }
@@ -19,7 +20,7 @@ public enum Loopback {
         guard connected == 0, send(descriptor, "PING\r\n", 6, Int32(MSG_NOSIGNAL)) == 6 else { return false }
         var answer = [UInt8](repeating: 0, count: 64)
         let count = recv(descriptor, &answer, answer.count, 0)
-        return count >= 5 && Array(answer[0..<5]) == Array("+PONG".utf8)
+        return (count >= 5 && Array(answer[0..<5]) == Array("+PONG".utf8)) || (count >= 7 && Array(answer[0..<7]) == Array("-NOAUTH".utf8))
     }
 
     /// A port nothing listens on now: bind port 0 on 127.0.0.1, read what the kernel chose, close.

@@ -28,6 +28,8 @@ public final class RedisServerProcess: @unchecked Sendable {
     public private(set) var port = 0
     public let folder: URL
     public let persistence: Persistence
+    /// More configuration, as redis-server takes it on its command line: `["--requirepass", "pw"]`.
+    public let configuration: [String]
     private let executable: String
     private let lock = NSLock()
     private var pid: pid_t?
@@ -36,13 +38,14 @@ public final class RedisServerProcess: @unchecked Sendable {
     public var address: RedisAddress { try! RedisAddress(url) }
     public var log: String { (try? String(contentsOf: folder.appendingPathComponent("redis.log"), encoding: .utf8)) ?? "" }
 
-    public init(persistence: Persistence = .none) throws {
+    public init(persistence: Persistence = .none, configuration: [String] = []) throws {
         let candidates = ["/usr/bin/redis-server", "/usr/local/bin/redis-server", "/usr/sbin/redis-server"]
         guard let executable = candidates.first(where: FileManager.default.isExecutableFile) else {
             throw Failure(description: "redis-server is not installed: `make deps-test` installs it (Debian package redis-server)")
         }
         self.executable = executable
         self.persistence = persistence
+        self.configuration = configuration
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-redis-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // The free port can be taken between the probe and redis's bind: a few tries.
@@ -107,6 +110,7 @@ public final class RedisServerProcess: @unchecked Sendable {
             "--logfile", folder.appendingPathComponent("redis.log").path, "--daemonize", "no", "--save", "",
         ]
         arguments += persistence == .none ? ["--appendonly", "no"] : ["--appendonly", "yes", "--appendfsync", "everysec"]
+        arguments += configuration
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv") {
             arguments = ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--"] + arguments
         }
@@ -169,8 +173,10 @@ public final class RedisServerProcess: @unchecked Sendable {
 
 extension XCTestCase {
     /// A redis-server stopped (and its folder removed) when the test ends.
-    public func startRedis(persistence: RedisServerProcess.Persistence = .none) throws -> RedisServerProcess {
-        let server = try RedisServerProcess(persistence: persistence)
+    public func startRedis(persistence: RedisServerProcess.Persistence = .none, configuration: [String] = []) throws
+        -> RedisServerProcess
+    {
+        let server = try RedisServerProcess(persistence: persistence, configuration: configuration)
         addTeardownBlock {
             server.stop()
             try? FileManager.default.removeItem(at: server.folder)

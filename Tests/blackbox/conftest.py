@@ -52,14 +52,15 @@ def herald(herald_factory):
 
 @pytest.fixture
 def redis_factory():
-    """start(persistence="none" | "aof") -> RedisServer, each in its own folder, stopped after the test."""
+    """start(persistence="none" | "aof", configuration=()) -> RedisServer, each in its own folder, stopped
+    after the test; `configuration`: more redis-server options, e.g. ("--requirepass", "pw")."""
     started = []
     folders = []
 
-    def start(persistence: str = "none") -> RedisServer:
+    def start(persistence: str = "none", configuration=()) -> RedisServer:
         folder = tempfile.TemporaryDirectory(prefix="herald-redis-")
         folders.append(folder)
-        server = RedisServer(Path(folder.name), persistence)
+        server = RedisServer(Path(folder.name), persistence, configuration)
         started.append(server)
         return server
 

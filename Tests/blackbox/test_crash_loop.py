@@ -17,7 +17,7 @@ import struct
 import time
 from pathlib import Path
 
-from testkit import Herald, all_jobs
+from testkit import Herald, all_jobs, wait_for
 
 ROUNDS = 30
 TERMINAL = {"succeeded", "failed", "cancelled", "interrupted"}
@@ -116,9 +116,13 @@ def test_sigkill_at_random_instants_loses_nothing_that_was_written(tmp_path):
     print(f"crash loop seed {seed} (rerun with HERALD_CRASH_SEED={seed})")
     rng = random.Random(seed)
     jobs_file = tmp_path / "jobs.json"
-    jobs_file.write_text(json.dumps({"kinds": {"spew": {
-        "title": "Print many lines", "command": ["seq", "1", "{n}"], "concurrency": 2,
-        "params": {"n": {"type": "integer", "minimum": 1, "maximum": 1000000, "required": True}}}}}))
+    # `hold` runs until the server that started it is gone (at most a minute), so every kill catches one
+    # job running, whatever the machine's speed; it ends by itself once the server is, leaving no process.
+    jobs_file.write_text(json.dumps({"kinds": {
+        "spew": {"title": "Print many lines", "command": ["seq", "1", "{n}"], "concurrency": 2,
+                 "params": {"n": {"type": "integer", "minimum": 1, "maximum": 1000000, "required": True}}},
+        "hold": {"title": "Run until the server stops",
+                 "command": ["/bin/sh", "-c", "for i in $(seq 600); do kill -0 $PPID 2>/dev/null || exit 0; sleep 0.1; done"]}}}))
     # Four finished jobs in memory and an archive of 30 (segments of 30): rotation happens several times.
     args = ("--jobs", str(jobs_file), "--workers", "4", "--recent-jobs", "4", "--history-jobs", "30", "--log-level", "warning")
     folder = DataFolder(tmp_path / "data")
@@ -128,6 +132,7 @@ def test_sigkill_at_random_instants_loses_nothing_that_was_written(tmp_path):
     counts = iter(rng.sample(range(1_000, 30_000), 2 * ROUNDS + 2))
     interrupted = 0
     segments_seen = set()
+    last_hold = None        # the id of the `hold` job running at the last kill
 
     for round_number in range(ROUNDS + 1):
         where = f"round {round_number}, seed {seed}"
@@ -148,13 +153,15 @@ def test_sigkill_at_random_instants_loses_nothing_that_was_written(tmp_path):
 
             jobs = {job["id"]: job for job in all_jobs(server)}
             assert all(job["state"] in TERMINAL for job in jobs.values()), f"{where}: unfinished after a restart"
+            if last_hold:
+                assert jobs[last_hold]["state"] == "interrupted", f"{where}: the job the kill caught running: {jobs[last_hold]}"
             for job_id in seen_unfinished:
                 job = jobs.get(job_id)
                 if job and job["state"] == "interrupted":
                     assert job["error"].startswith("the server stopped while this job was"), f"{where}: {job}"
                     interrupted += 1
             # Finished jobs are the same objects. Rotation may delete old ones: a job is deleted only once
-            # more than 30 jobs left memory after it, and at most 6 of those (one round's, unfinished
+            # more than 30 jobs left memory after it, and at most 7 of those (one round's, unfinished
             # meanwhile) were created before it. So a job with at most 20 newer jobs must be there.
             created.update({job["id"]: (job["createdAt"], job["id"]) for job in jobs.values()})
             keys = sorted(created.values())
@@ -168,11 +175,15 @@ def test_sigkill_at_random_instants_loses_nothing_that_was_written(tmp_path):
             if round_number == ROUNDS:
                 break
 
+            status, hold = server.json("POST", "/api/jobs", {"kind": "hold"})
+            assert status == 202, f"{where}: {hold}"
+            last_hold = hold["id"]
             for body in ([{"kind": "sort", "params": {"count": next(counts)}} for _ in range(2)]
                          + [{"kind": "spew", "params": {"n": rng.randrange(5_000, 40_000)}} for _ in range(2)]
                          + [{"kind": "fetch"}] * 2):
                 status, job = server.json("POST", "/api/jobs", body)
                 assert status == 202, f"{where}: {job}"
+            wait_for(lambda: server.json("GET", f"/api/jobs/{hold['id']}")[1]["state"] == "running", what=f"{where}: hold running")
             time.sleep(rng.uniform(0, 0.3))
             for job in all_jobs(server):
                 created[job["id"]] = (job["createdAt"], job["id"])

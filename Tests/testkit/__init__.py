@@ -26,7 +26,8 @@ def herald_binary() -> Path:
 class Herald:
     """A running `herald serve` and helpers to talk to it."""
 
-    def __init__(self, *extra: str, root: Path):
+    def __init__(self, *extra: str, root: Path, env: dict | None = None):
+        """`env`: variables added to this process's environment for the server (e.g. LD_PRELOAD)."""
         self.root = root
         self.data = root / "data"
         self.corpus = root / "corpus"
@@ -39,7 +40,7 @@ class Herald:
         self.process = subprocess.Popen(
             [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
              "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra],
-            stdout=subprocess.PIPE, stderr=self.log_file, text=True)
+            stdout=subprocess.PIPE, stderr=self.log_file, text=True, env=None if env is None else {**os.environ, **env})
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), f"first line should be the URL, got {self.url!r}"
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])

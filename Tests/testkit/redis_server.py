@@ -25,7 +25,7 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, folder: Path, persistence: str = "none"):
+    def __init__(self, folder: Path, persistence: str = "none", configuration=()):
         if not Path(REDIS_SERVER).exists():
             raise RuntimeError("redis-server is not installed: `make deps-test` installs it (Debian package redis-server)")
         if persistence not in ("none", "aof"):
@@ -33,6 +33,7 @@ class RedisServer:
         self.folder = Path(folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         self.persistence = persistence
+        self.configuration = tuple(configuration)  # more redis-server options: ("--requirepass", "pw")
         self.process = None
         for attempt in range(3):  # the free port can be taken before redis binds it
             self.port = free_port()
@@ -57,6 +58,7 @@ class RedisServer:
         arguments = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
                      "--logfile", str(self.folder / "redis.log"), "--daemonize", "no", "--save", ""]
         arguments += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistence == "aof" else ["--appendonly", "no"]
+        arguments += list(self.configuration)
         if SETPRIV:
             arguments = [SETPRIV, "--pdeathsig", "KILL", "--"] + arguments
         self.process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -71,10 +73,13 @@ class RedisServer:
             time.sleep(0.005)
 
     def ping(self) -> bool:
-        """True on PONG; false when refused, silent, or still loading its AOF (-LOADING)."""
+        """True on PONG or -NOAUTH (up, and wants a password); false when refused, silent, or still
+        loading its AOF (-LOADING)."""
         try:
             return self.command("PING", timeout=1.0) == "PONG"
-        except (OSError, RuntimeError):
+        except RuntimeError as error:
+            return str(error).startswith("NOAUTH")
+        except OSError:
             return False
 
     def command(self, *words, timeout: float = 5.0):

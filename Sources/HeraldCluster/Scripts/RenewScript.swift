@@ -2,7 +2,9 @@ import HeraldRedis
 
 /// Renews every lease this node holds (`XCLAIM` to itself with no minimum idle time sets each
 /// entry's idle time to zero) and beats its heartbeat (`nodes`: node → milliseconds, which says the
-/// node is alive to page forwarding and to a second node starting under the same name). A node that
+/// node is alive to page forwarding and to a second node starting under the same name). The
+/// heartbeat is Redis's time (`TIME`), the one clock every node reads it against, so a node whose
+/// wall clock is stepped neither looks dead nor makes the others look dead. A node that
 /// fetches news in the background (`wantsNews`) takes or keeps the news fetcher's lease (`SET NX PX`
 /// `leaseMilliseconds`, or `PEXPIRE` when it is its own): one node of the cluster fetches.
 /// Returns {leases renewed, 1 when the node's heartbeat was missing (it had been forgotten, or this
@@ -18,8 +20,6 @@ struct RenewScript: ClusterScript {
 
     struct Args {
         let node: String
-        /// Now, by this node's clock: its heartbeat.
-        let milliseconds: Int64
         let wantsNews: Bool
         let leaseMilliseconds: Int64
     }
@@ -30,19 +30,21 @@ struct RenewScript: ClusterScript {
     var keyList: [String] { [keys.nodes, keys.leases, keys.newsFetcher] }
 
     var argList: [[UInt8]] {
-        [Self.text(args.node), Self.number(args.milliseconds), Self.flag(args.wantsNews), Self.number(args.leaseMilliseconds)]
+        [Self.text(args.node), Self.flag(args.wantsNews), Self.number(args.leaseMilliseconds)]
     }
 
     static let script = RedisScript(
         name: "renew",
         source: """
-            local missing = redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+            local time = redis.call('TIME')
+            local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+            local missing = redis.call('HSET', KEYS[1], ARGV[1], string.format('%.0f', now))
             local fetcher = 0
-            if ARGV[3] == '1' then
-              if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[4]) then
+            if ARGV[2] == '1' then
+              if redis.call('SET', KEYS[3], ARGV[1], 'NX', 'PX', ARGV[3]) then
                 fetcher = 1
               elseif redis.call('GET', KEYS[3]) == ARGV[1] then
-                redis.call('PEXPIRE', KEYS[3], ARGV[4])
+                redis.call('PEXPIRE', KEYS[3], ARGV[3])
                 fetcher = 1
               end
             end

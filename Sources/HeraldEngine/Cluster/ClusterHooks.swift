@@ -130,8 +130,7 @@ final class ClusterHooks {
             } else {
                 jobs.transition(record.id, to: .failed) { next in
                     next.node = here
-                    next.error = "node \(node) stopped while it ran the job"
-                    next.finishedAt = WallClock.millis()
+                    next.markEnded(error: "node \(node) stopped while it ran the job", at: WallClock.millis())
                 }
                 jobs.statistics.recordFinish(kind: record.kind, state: .failed, seconds: nil)
             }

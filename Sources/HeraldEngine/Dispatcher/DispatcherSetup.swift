@@ -7,4 +7,7 @@ struct DispatcherSetup: Sendable {
     let runners: RunnerSet
     /// Time for leases, retries and pacing, and the timers.
     let clock: any DispatcherClock
+    /// The wall clock, milliseconds since 1970: jobs' times and the schedules' occurrences, never a
+    /// duration. `WallClock.millis` in the server; tests step it to show a step changes no duration.
+    let wallClock: @Sendable () -> Int64
 }

@@ -37,11 +37,12 @@ public final class JobDispatcher: JobEngine, @unchecked Sendable {
 
     public init(
         configuration: EngineConfiguration = EngineConfiguration(), environment: JobEnvironment,
-        runners: [any JobRunner], history: HistoryStore? = nil, newsCapacity: Int = 200, clock: any DispatcherClock = SystemClock()
+        runners: [any JobRunner], history: HistoryStore? = nil, newsCapacity: Int = 200, clock: any DispatcherClock = SystemClock(),
+        wallClock: @escaping @Sendable () -> Int64 = WallClock.millis
     ) {
         self.setup = DispatcherSetup(
             epoch: Self.makeEpoch(), configuration: configuration, environment: environment,
-            runners: RunnerSet(runners, enableTicker: configuration.enableTicker), clock: clock)
+            runners: RunnerSet(runners, enableTicker: configuration.enableTicker), clock: clock, wallClock: wallClock)
         self.archive = JobArchive(history: history, logFolder: environment.dataDirectory.appendingPathComponent("logs"))
         self.jobs = JobLifecycle(setup: setup, queue: queue, archive: archive, newsCapacity: newsCapacity)
         self.schedules = Scheduler(configuration.schedules, jobs: jobs, log: { [health = archive.health] in health.note($0) })

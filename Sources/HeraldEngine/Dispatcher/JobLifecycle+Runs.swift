@@ -34,7 +34,7 @@ extension JobLifecycle {
         }
         var record = JobRecord(
             id: request.id ?? JobID.random(), kind: kind, params: params, after: after, requestId: request.requestId,
-            createdAt: WallClock.millis(), node: configuration.nodeName)
+            createdAt: wallMillis, node: configuration.nodeName)
         record.schedule = request.schedule
         record.startedBy = request.schedule.map { "schedule:\($0)" } ?? request.startedBy
         table.insert(record)
@@ -109,8 +109,7 @@ extension JobLifecycle {
         // A job cancelled while it waited for a retry: its earlier attempts' log is kept too.
         if let kept = runs.endRetry(id), kept.count > 0 { archive.writeLog(kept, of: id) }
         let record = transition(id, to: state) { record in
-            record.error = reason
-            record.finishedAt = WallClock.millis()
+            record.markEnded(error: reason, at: wallMillis)
         }
         if let record { statistics.recordFinish(kind: record.kind, state: state, seconds: nil) }
         return record
@@ -172,7 +171,7 @@ extension JobLifecycle {
                 context: context, coalescer: ProgressCoalescer(maxEventsPerSecond: configuration.progressEventsPerSecond),
                 started: clock.now()))
         let record = transition(id, to: .running) { record in
-            record.startedAt = WallClock.millis()
+            record.markStarted(at: wallMillis)
             record.attempt = attempt
             record.worker = worker
             // A retry starts clean: the last attempt's error and exit were shown while it waited.
@@ -215,8 +214,7 @@ extension JobLifecycle {
         } else {
             if context.log.count > 0 { archive.writeLog(context.log, of: id) }
             transition(id, to: ending.state) { record in
-                record.finishedAt = WallClock.millis()
-                record.error = ending.error
+                record.markEnded(error: ending.error, at: wallMillis)
                 record.summary = ending.summary
                 record.exit = context.recordedExit
             }

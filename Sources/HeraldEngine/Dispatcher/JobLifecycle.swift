@@ -35,6 +35,8 @@ final class JobLifecycle: @unchecked Sendable {
     var environment: JobEnvironment { setup.environment }
     var runners: RunnerSet { setup.runners }
     var clock: any DispatcherClock { setup.clock }
+    /// The wall clock now, milliseconds since 1970 (`DispatcherSetup.wallClock`). Thread: any.
+    var wallMillis: Int64 { setup.wallClock() }
 
     init(setup: DispatcherSetup, queue: DispatchQueue, archive: JobArchive, newsCapacity: Int) {
         let configuration = setup.configuration

@@ -53,12 +53,19 @@ public struct JobRecord: Sendable, Hashable {
         self.summary = summary
     }
 
-    /// Notes how and when the job ended, for a record whose end is written elsewhere than its
-    /// dispatcher (a cluster cancelling a job that waited in its queue).
+    /// Notes how and when the job ended (wall-clock milliseconds), and who cancelled it if someone
+    /// did. A wall clock stepped back while the job ran would make it end before it began: the end is
+    /// never before its start (or its creation), so a duration shown is never negative.
     public mutating func markEnded(error: String?, at time: Int64, cancelledBy: String? = nil) {
         self.error = error
-        finishedAt = time
+        finishedAt = max(time, startedAt ?? createdAt)
         if let cancelledBy { self.cancelledBy = cancelledBy }
+    }
+
+    /// Notes when the job started (wall-clock milliseconds), never before it was created (a wall clock
+    /// stepped back while it waited).
+    mutating func markStarted(at time: Int64) {
+        startedAt = max(time, createdAt)
     }
 
     /// Moves to `next` through the lifecycle's rules; a refused move leaves the record untouched.

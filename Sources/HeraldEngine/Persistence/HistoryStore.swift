@@ -133,8 +133,8 @@ public final class HistoryStore: @unchecked Sendable {
         guard (try? marked.move(to: .interrupted)) != nil else { return record }
         marked.progress.rate = nil
         marked.progress.eta = nil
-        marked.error = "the server stopped while this job was \(record.state.rawValue)"
-        marked.finishedAt = record.finishedAt ?? WallClock.millis()
+        marked.markEnded(
+            error: "the server stopped while this job was \(record.state.rawValue)", at: record.finishedAt ?? WallClock.millis())
         return marked
     }
 

@@ -31,7 +31,7 @@ final class Scheduler: @unchecked Sendable {
         self.file = ScheduleFile(url: jobs.setup.environment.dataDirectory.appendingPathComponent("schedules.json"))
         let (saved, problem) = declarations.isEmpty ? ([:], nil) : file.load()
         if let problem { log(problem) }
-        let now = WallClock.millis() / 1000
+        let now = jobs.wallMillis / 1000
         for declaration in declarations {
             let entry = saved[declaration.name]
             // A new schedule has missed nothing: it fires from its first occurrence after now.
@@ -51,7 +51,7 @@ final class Scheduler: @unchecked Sendable {
     /// Wakes at the next occurrence due (jitter included), or within `tick` seconds whatever the
     /// schedules say, so a wall clock that steps is noticed soon.
     private func arm() {
-        let nowMillis = WallClock.millis()
+        let nowMillis = jobs.wallMillis
         let nextDue = standings.values.compactMap { standing -> Int64? in
             guard !standing.paused, let next = standing.declaration.schedule.next(after: standing.lastOccurrence) else { return nil }
             return (next + standing.jitter(of: next)) * 1000
@@ -83,7 +83,7 @@ final class Scheduler: @unchecked Sendable {
             standing.paused = true
         case .resume:
             // What came due while paused is not caught up.
-            if standing.paused { standing.lastOccurrence = max(standing.lastOccurrence, WallClock.millis() / 1000) }
+            if standing.paused { standing.lastOccurrence = max(standing.lastOccurrence, jobs.wallMillis / 1000) }
             standing.paused = false
         case .run:
             if let refusal = launch(name, occurrence: nil) { return .failure(refusal) }
@@ -97,7 +97,7 @@ final class Scheduler: @unchecked Sendable {
     private func status(_ name: String) -> ScheduleStatus? {
         guard let standing = standings[name] else { return nil }
         let next =
-            standing.paused ? nil : standing.declaration.schedule.next(after: max(standing.lastOccurrence, WallClock.millis() / 1000))
+            standing.paused ? nil : standing.declaration.schedule.next(after: max(standing.lastOccurrence, jobs.wallMillis / 1000))
         return ScheduleStatus(
             declaration: standing.declaration, paused: standing.paused, next: next.map { $0 * 1000 }, last: standing.last,
             fired: standing.fired, skipped: standing.skipped, missed: standing.missed, lateness: standing.lateness)
@@ -107,7 +107,7 @@ final class Scheduler: @unchecked Sendable {
 
     private func tick() {
         guard !jobs.isShuttingDown else { return }
-        let now = WallClock.millis() / 1000
+        let now = jobs.wallMillis / 1000
         var due: [(name: String, occurrence: Int64)] = []
         var changed = false
         for name in names {
@@ -162,7 +162,7 @@ final class Scheduler: @unchecked Sendable {
         let declaration = standing.declaration
         var request = StartRequest(kind: declaration.kind.rawValue, params: declaration.params)
         request.schedule = name
-        let now = WallClock.millis()
+        let now = jobs.wallMillis
         defer { standings[name] = standing }
         switch jobs.startOnQueue(request) {
         case .success(let record):

@@ -76,9 +76,12 @@ final class WebhookNotifier: @unchecked Sendable {
         guard self.transport == nil, !stopped else { return }
         self.transport = transport
         self.jobLink = jobLink
-        let wall = WallClock.millis()
+        let wall = jobs.wallMillis
         for delivery in pending.values.sorted(by: { $0.createdAt < $1.createdAt }) {
-            arm(delivery.id, after: Double(max(0, (delivery.nextAttemptAt ?? wall) - wall)) / 1000)
+            // `nextAttemptAt` is the wall clock's (it outlives the process): one stepped back since
+            // must not stretch the wait past the backoff's own delay.
+            let planned = Double(max(0, (delivery.nextAttemptAt ?? wall) - wall)) / 1000
+            arm(delivery.id, after: min(planned, backoff.delay(afterAttempt: delivery.attempts) ?? 0))
         }
         let waiting = early
         early = []
@@ -158,7 +161,7 @@ final class WebhookNotifier: @unchecked Sendable {
         guard let event = NotifyEvent.of(record) else { return }
         let targets = rules.webhooks(for: record, event: event)
         guard !targets.isEmpty else { return }
-        let now = WallClock.millis()
+        let now = jobs.wallMillis
         let body = WebhookPayload.body(record: record, event: event, jobLink: jobLink, now: now)
         var made: [String] = []
         for target in targets {
@@ -207,7 +210,7 @@ final class WebhookNotifier: @unchecked Sendable {
         case .failed(let reason):
             delivery.lastOutcome = reason
             if let delay = backoff.delay(afterAttempt: number) {
-                delivery.nextAttemptAt = WallClock.millis() + Int64((delay * 1000).rounded(.up))
+                delivery.nextAttemptAt = jobs.wallMillis + Int64((delay * 1000).rounded(.up))
                 pending[id] = delivery
                 statuses[delivery.webhook]?.retried += 1
                 arm(id, after: delay)

@@ -1,10 +1,10 @@
-import Foundation
+import HeraldSupport
 
 /// Events for one client connection, from its service thread to whoever reads them.
-/// Thread: `post` on the client's service thread; `next` on any reader thread. NSCondition guards all.
+/// Thread: `post` on the client's service thread; `next` on any reader thread. `condition` guards all.
 final class ClientMailbox: @unchecked Sendable {
     // @unchecked Sendable: `events` is only touched while holding `condition`.
-    private let condition = NSCondition()
+    private let condition = MonotonicCondition()
     private var events: [ClientEvent] = []
     private var head = 0
 
@@ -17,7 +17,7 @@ final class ClientMailbox: @unchecked Sendable {
 
     /// The next event, waiting up to `timeout` seconds; nil when none came.
     func next(timeout: Double) -> ClientEvent? {
-        let deadline = Date(timeIntervalSinceNow: timeout)
+        let deadline = MonotonicCondition.deadline(after: timeout)
         condition.lock()
         defer { condition.unlock() }
         while head == events.count {

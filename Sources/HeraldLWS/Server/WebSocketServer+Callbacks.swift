@@ -125,7 +125,8 @@ extension WebSocketServer {
         let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
         if drained.more { inbox.wake() }
         hub.deliver(drained, now: now, into: &actions)
-        let nowMicros = WallClock.micros()
+        // The monotonic clock (`uptime`): a pause is a duration, which a wall clock step must not change.
+        let nowMicros = Int64(now * 1_000_000)
         let paused = !drained.more && nowMicros - lastSliceMicros >= Self.pauseBeforeWritingAtOnceMicros
         lastSliceMicros = nowMicros
         performActions(writing: paused ? .now : .afterPoll)

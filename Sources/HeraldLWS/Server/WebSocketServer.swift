@@ -57,7 +57,7 @@ public final class WebSocketServer: @unchecked Sendable {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     var nextID: ConnectionID = 1
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
-    /// When `drainInbox` last took a slice (wall clock, microseconds): whether the stream paused.
+    /// When `drainInbox` last took a slice (monotonic clock, microseconds): whether the stream paused.
     @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
     /// Writes the hub's batches; pauses a connection's reading while part of a write waits.
     @exclusivity(unchecked) var writer = BatchWriter()

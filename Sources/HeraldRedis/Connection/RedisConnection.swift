@@ -36,8 +36,10 @@ public final class RedisConnection {
 
     private static let ignoreSIGPIPE: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
-    /// Connects, sets the command timeout and selects the address's database. Throws `.refused`,
-    /// `.timeout`, `.io` (e.g. an unknown host), `.server` (SELECT refused) or `.invalidArgument`.
+    /// Connects, sets the command timeout, logs in (`AUTH`, when the address has a password) and
+    /// selects the address's database: every connection, the first and each reconnect, does all
+    /// three. Throws `.refused`, `.timeout`, `.io` (e.g. an unknown host), `.authentication`,
+    /// `.server` (SELECT refused) or `.invalidArgument`.
     public init(address: RedisAddress, connectTimeout: Double = 2, commandTimeout: Double = 5) throws(RedisError) {
         _ = Self.ignoreSIGPIPE
         try Self.check(connectTimeout, "connect timeout")
@@ -50,7 +52,20 @@ public final class RedisConnection {
         self.context = context
         if context.pointee.err != 0 { throw fail(context, timeout: connectTimeout) }
         try setCommandTimeout(commandTimeout)
+        if let password = address.password {
+            // An ordinary command, so any hiredis version sends it; with a user for an ACL user.
+            let login = (address.user.map { ["AUTH", $0] } ?? ["AUTH"]).map { Array($0.utf8) } + [Array(password.utf8)]
+            if case .error(let message) = try command(login) {
+                close()
+                failure = .authentication(address, message: message)
+                throw .authentication(address, message: message)
+            }
+        }
         if address.database != 0, case .error(let message) = try command("SELECT", String(address.database)) {
+            if message.hasPrefix("NOAUTH") {
+                close()
+                throw .authentication(address, message: "\(message) (give the password in the URL or with --redis-password-file)")
+            }
             close()
             throw .server("SELECT \(address.database): \(message)")
         }

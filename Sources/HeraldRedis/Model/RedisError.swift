@@ -28,11 +28,16 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// and runs no command until it has. Taken as lost, so callers reconnect after a backoff and
     /// never read its not-yet-loaded keys as missing (an epoch, a job).
     case loading(RedisAddress)
+    /// Redis refused the address's credentials (`AUTH`: a wrong password or user, a disabled user,
+    /// or a password where the server wants none), or wants some and none were given (`NOAUTH`).
+    /// The connection is closed: taken as lost, so a node retries it as it would a server that is
+    /// down, and its operator can fix the password meanwhile. The message never holds the password.
+    case authentication(RedisAddress, message: String)
 
     /// True when the connection that threw this is dead: make a new one (after a backoff).
     public var isConnectionLost: Bool {
         switch self {
-        case .refused, .io, .eof, .timeout, .protocolError, .closed, .loading: true
+        case .refused, .io, .eof, .timeout, .protocolError, .closed, .loading, .authentication: true
         case .badURL, .server, .invalidArgument: false
         }
     }
@@ -49,6 +54,8 @@ public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidArgument(let message): "invalid Redis call: \(message)"
         case .closed(let address): "the connection to Redis at \(address.endpoint) was closed"
         case .loading(let address): "Redis at \(address.endpoint) is still loading its data"
+        case .authentication(let address, let message):
+            "Redis at \(address.endpoint) refused the login\(address.user.map { " of user \($0)" } ?? ""): \(message)"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldEngine
+import HeraldSupport
 import HeraldTestSupport
 import XCTest
 
@@ -20,7 +21,8 @@ final class DispatcherFixture: Sendable {
 
     fileprivate init(
         folder: URL, configuration: EngineConfiguration, runners: [any JobRunner], maxSearchResults: Int, maxSortCount: Int,
-        sortCacheBytes: Int, dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?, clock: any DispatcherClock
+        sortCacheBytes: Int, dataInsideRoot: Bool, newsSource: NewsSource, history: HistoryStore?, clock: any DispatcherClock,
+        wallClock: @escaping @Sendable () -> Int64
     ) {
         self.folder = folder
         root = folder.appendingPathComponent("root")
@@ -31,7 +33,8 @@ final class DispatcherFixture: Sendable {
             searchRoot: root, dataDirectory: data, newsSource: newsSource, maxSearchResults: maxSearchResults,
             maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes)
         dispatcher = JobDispatcher(
-            configuration: configuration, environment: environment, runners: runners, history: history, clock: clock)
+            configuration: configuration, environment: environment, runners: runners, history: history, clock: clock,
+            wallClock: wallClock)
         recorder = EventRecorder(dispatcher)
     }
 
@@ -101,13 +104,14 @@ extension XCTestCase {
         maxSearchResults: Int = 1000, maxSortCount: Int = 50_000_000, sortCacheBytes: Int = SortCache.defaultLimitBytes,
         dataInsideRoot: Bool = false,
         newsSource: NewsSource = NewsSource(probability: 0, seed: 1), folder: TemporaryDirectory? = nil,
-        history: HistoryStore? = nil, clock: any DispatcherClock = SystemClock()
+        history: HistoryStore? = nil, clock: any DispatcherClock = SystemClock(),
+        wallClock: @escaping @Sendable () -> Int64 = WallClock.millis
     ) -> DispatcherFixture {
         let folder = folder ?? makeTemporaryDirectory()
         let fixture = DispatcherFixture(
             folder: folder.url, configuration: configuration, runners: runners, maxSearchResults: maxSearchResults,
             maxSortCount: maxSortCount, sortCacheBytes: sortCacheBytes, dataInsideRoot: dataInsideRoot, newsSource: newsSource,
-            history: history, clock: clock)
+            history: history, clock: clock, wallClock: wallClock)
         addTeardownBlock { fixture.dispatcher.shutdown(grace: 0) }
         return fixture
     }

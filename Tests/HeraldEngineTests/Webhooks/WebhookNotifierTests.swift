@@ -34,12 +34,14 @@ final class WebhookNotifierTests: XCTestCase {
 
     private static let url = "https://hooks.example/herald"
 
-    private func fixture(clock: ManualClock, folder: TemporaryDirectory? = nil) -> DispatcherFixture {
+    private func fixture(
+        clock: ManualClock, folder: TemporaryDirectory? = nil, wallClock: @escaping @Sendable () -> Int64 = WallClock.millis
+    ) -> DispatcherFixture {
         var configuration = testConfiguration()
         configuration.webhooks = WebhookRules(everyJob: [
             NotifyEntry(on: [.succeeded], webhook: Self.url, secretFile: "s", secret: WebhookSecret(key: [7, 7, 7]))
         ])
-        return makeFixture(configuration, runners: [QuickRunner()], folder: folder, clock: clock)
+        return makeFixture(configuration, runners: [QuickRunner()], folder: folder, clock: clock, wallClock: wallClock)
     }
 
     private func delivery(_ fixture: DispatcherFixture) -> WebhookDelivery? { fixture.dispatcher.webhookStatuses().first?.recent.first }
@@ -134,6 +136,28 @@ final class WebhookNotifierTests: XCTestCase {
         XCTAssertEqual(resent.number, 2)
         XCTAssertEqual(resent.body, failing.attempts.withLock { $0[0].body })
         waitForAnswer(second, attempts: 2, .delivered)
+    }
+
+    func testAfterARestartOnAWallClockSteppedBackAPendingDeliveryWaitsOnlyItsBackoff() throws {
+        let folder = makeTemporaryDirectory()
+        let stopped: Int64 = 1_800_000_000_000
+        let first = fixture(clock: ManualClock(), folder: folder, wallClock: { stopped })
+        first.dispatcher.startWebhooks(transport: ScriptedTransport([.failed("HTTP 500")]), jobLink: "/")
+        let job = try first.start("quick", [:]).get()
+        XCTAssertEqual(first.recorder.waitForTerminal(job.id)?.state, .succeeded)
+        waitForAnswer(first, attempts: 1)
+        XCTAssertEqual(delivery(first)?.nextAttemptAt, stopped + 5_000)
+        first.dispatcher.shutdown(grace: 0)
+
+        // Back up with the wall clock an hour behind: by it, the retry is due in an hour and 5 s.
+        let clock = ManualClock()
+        let second = fixture(clock: clock, folder: folder, wallClock: { stopped - 3_600_000 })
+        let working = ScriptedTransport([.delivered(status: 200)])
+        second.dispatcher.startWebhooks(transport: working, jobLink: "/")
+        _ = second.dispatcher.webhookStatuses()  // the start has run on the queue
+        XCTAssertEqual(working.count, 0)
+        clock.advance(by: 5.1)
+        XCTAssertEqual(working.count, 1, "due after the 5 s the backoff says, not the hour the wall clock says")
     }
 
     func testEndsBeforeTheStartAreToldAtTheStart() throws {

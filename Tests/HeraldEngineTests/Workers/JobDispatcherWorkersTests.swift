@@ -43,7 +43,7 @@ final class JobDispatcherWorkersTests: XCTestCase {
         }
     }
 
-    private static func encode(retries: Int = 0, timeout: Double? = nil) -> CommandKind {
+    static func encode(retries: Int = 0, timeout: Double? = nil) -> CommandKind {
         var kind = CommandKind(name: JobKind("encode"), title: "Encode", command: nil, params: [("n", ParamSchema(type: .integer))])
         kind.retries = retries
         kind.timeout = timeout
