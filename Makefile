@@ -21,7 +21,7 @@ ARGS ?=
 # time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
 # (HeraldCrypto).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep iproute2 iptables
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).
