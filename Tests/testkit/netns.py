@@ -14,12 +14,14 @@ the program's); `host.call(fn)` runs a Python callable on a thread that entered 
 so the sockets it opens (an HTTP request, a WebSocket) are the host's, and stay so on any thread.
 
 `network.close()` kills every program started through it (by PID), then deletes the namespaces (their
-veths go with them). The `network` fixture calls it however the test ends. Needs root, `ip` (iproute2)
+veths go with them). The test's fixtures call it however the test ends; a test process killed before
+it could leaves its namespaces, and the next `Network()` removes them. Needs root, `ip` (iproute2)
 and `iptables`: `unavailable()` says what is missing, for a skip.
 """
 
 import ctypes
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -27,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 CLONE_NEWNET = 0x40000000
+# Namespaces are named PREFIX<pid of the test process>-<host>.
+PREFIX = "heraldtest"
 NETNS_DIR = Path("/run/netns")
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -38,7 +42,7 @@ def unavailable() -> str | None:
     for tool, package in (("ip", "iproute2"), ("iptables", "iptables")):
         if shutil.which(tool) is None:
             return f"needs `{tool}` (Debian package {package}; `make deps-test` installs it)"
-    probe = f"hprobe{os.getpid()}"
+    probe = f"{PREFIX}{os.getpid()}-probe"
     made = subprocess.run(["ip", "netns", "add", probe], capture_output=True, text=True)
     if made.returncode != 0:
         return f"cannot make a network namespace here: {made.stderr.strip()}"
@@ -50,6 +54,23 @@ def unavailable() -> str | None:
     finally:
         subprocess.run(["ip", "netns", "delete", probe], capture_output=True)
     return None
+
+
+def _remove_abandoned():
+    """Removes the namespaces of test runs that were killed before they could (their name holds the
+    PID of the test process, which no longer runs), with what still runs in them, by PID."""
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    for name in (line.split()[0] for line in listing.splitlines() if line.strip()):
+        owner = re.fullmatch(rf"{PREFIX}(\d+)-[a-z0-9]+", name)
+        if not owner or Path(f"/proc/{owner.group(1)}").exists():
+            continue
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True).stdout.split()
+        for pid in pids:
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        subprocess.run(["ip", "netns", "delete", name], capture_output=True)
 
 
 def _enter(namespace: str):
@@ -103,7 +124,8 @@ class Network:
     """A hub namespace routing between hosts; see the module's text."""
 
     def __init__(self):
-        self.prefix = f"h{os.getpid()}"
+        _remove_abandoned()
+        self.prefix = f"{PREFIX}{os.getpid()}"
         self.hub = f"{self.prefix}-hub"
         self.hosts: dict[str, Host] = {}
         self.processes: list[subprocess.Popen] = []
