@@ -19,7 +19,8 @@ ARGS ?=
 # search's matches are compared with (SearchRipgrepOracleTests). `croniter` (PyPI) is the independent cron
 # calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
 # time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
-# (HeraldCrypto).
+# (HeraldCrypto). `iproute2` and `iptables` build the hosts in network namespaces of
+# Tests/blackbox/test_network_faults.py and cut their links (as root; skipped otherwise).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
 TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep iproute2 iptables
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
