@@ -20,8 +20,10 @@ ARGS ?=
 # calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
 # time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
 # (HeraldCrypto). `libfaketime` steps a running server's wall clock (Tests/blackbox/test_clock_steps.py).
+# `iproute2` and `iptables` build the hosts in network namespaces of Tests/blackbox/test_network_faults.py
+# and cut their links (as root; skipped otherwise).
 RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep libfaketime
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep libfaketime iproute2 iptables
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).

@@ -30,6 +30,8 @@ enum Help {
           --max-connections N      WebSocket connections at once (default 10000)
           --max-message-bytes N    largest inbound message (default 65536; larger closes with 1009)
           --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
+          --ping-after SECONDS     ping a connection silent this long (default 10)
+          --hangup-after SECONDS   drop a connection silent this long, pings unanswered (default 30)
           --outbox-bytes N         a client's own pending replies, above which refusals of its commands are dropped (default 1048576)
           --allow-origin ORIGIN    also accept WebSocket handshakes from this Origin, and let it import /client.js (repeatable; * for any)
           --token TOKEN            require this token to start or cancel jobs and pause, resume or run schedules (or $HERALD_TOKEN)

@@ -34,6 +34,11 @@ extension ServeCommand {
             server.outboxCapBytes = try arguments.integer("outbox-bytes", in: 4096...1_073_741_824) ?? server.outboxCapBytes
             server.ringBytes = try arguments.integer("ring-bytes", in: 65_536...4_294_967_296) ?? server.ringBytes
             server.allowedOrigins = arguments.all("allow-origin")
+            server.pingAfterSeconds = try arguments.integer("ping-after", in: 1...3600).map(UInt16.init) ?? server.pingAfterSeconds
+            server.hangupAfterSeconds = try arguments.integer("hangup-after", in: 2...3600).map(UInt16.init) ?? server.hangupAfterSeconds
+            guard server.pingAfterSeconds < server.hangupAfterSeconds else {
+                throw Arguments.UsageError(description: "--ping-after must be less than --hangup-after (\(server.hangupAfterSeconds) s)")
+            }
             server.shutdownGraceSeconds = try arguments.number("grace", in: 0...3600) ?? server.shutdownGraceSeconds
             heapTrimSeconds = try arguments.number("heap-trim-interval", in: 0...86_400) ?? heapTrimSeconds
             if let name = arguments.last("log-level") {

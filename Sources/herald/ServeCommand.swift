@@ -14,7 +14,7 @@ enum ServeCommand {
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
         "event-log-size", "event-log-bytes", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
-        "worker-token", "worker-lease", "ring-bytes",
+        "worker-token", "worker-lease", "ring-bytes", "ping-after", "hangup-after",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",
         "node-lease",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",

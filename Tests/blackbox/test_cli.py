@@ -62,6 +62,8 @@ def test_bad_usage_exits_2_with_a_message():
         result = herald_cli("serve", "--search-threads", value)
         assert result.returncode == 2 and "--search-threads must be a whole number from 1 to 64" in result.stderr, result.stderr
     assert "--search-threads N" in herald_cli("serve", "--help").stdout
+    result = herald_cli("serve", "--ping-after", "30", "--hangup-after", "30")
+    assert result.returncode == 2 and "--ping-after must be less than --hangup-after (30 s)" in result.stderr, result.stderr
     for args in (["bogus", "--help"], ["srve"], ["wacth", "ws://127.0.0.1:1/ws"]):
         result = herald_cli(*args)
         assert result.returncode == 2 and result.stdout == "", (args, result.stdout)

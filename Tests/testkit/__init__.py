@@ -24,11 +24,13 @@ def herald_binary() -> Path:
 
 
 class Herald:
-    """A running `herald serve` and helpers to talk to it."""
+    """A running `herald serve` and helpers to talk to it. On 127.0.0.1, or with `host` (a
+    testkit.netns.Host) in that host, on its address, and talked to from inside it."""
 
-    def __init__(self, *extra: str, root: Path, env: dict | None = None):
+    def __init__(self, *extra: str, root: Path, env: dict | None = None, host=None):
         """`env`: variables added to this process's environment for the server (e.g. LD_PRELOAD)."""
         self.root = root
+        self.host = host
         self.data = root / "data"
         self.corpus = root / "corpus"
         self.corpus.mkdir(parents=True, exist_ok=True)
@@ -37,24 +39,34 @@ class Herald:
         # The log goes to a file: a pipe nobody reads would fill and block the server.
         self.log_path = root / "herald.log"
         self.log_file = open(self.log_path, "w")
-        self.process = subprocess.Popen(
-            [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
-             "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra],
-            stdout=subprocess.PIPE, stderr=self.log_file, text=True, env=None if env is None else {**os.environ, **env})
+        address = host.address if host else "127.0.0.1"
+        arguments = [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
+                     "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra]
+        if host:
+            arguments += ["--host", address]
+        launch = host.popen if host else subprocess.Popen
+        self.process = launch(arguments, stdout=subprocess.PIPE, stderr=self.log_file, text=True,
+                              env=None if env is None else {**os.environ, **env})
         self.url = self.process.stdout.readline().strip()
-        assert self.url.startswith(("http://127.0.0.1:", "https://127.0.0.1:")), f"first line should be the URL, got {self.url!r}"
+        assert self.url.startswith((f"http://{address}:", f"https://{address}:")), f"first line should be the URL, got {self.url!r}"
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])
-        self.ws = f"ws://127.0.0.1:{self.port}/ws"
+        self.ws = f"ws://{address}:{self.port}/ws"
 
     def log(self) -> str:
         return self.log_path.read_text()
 
-    def request(self, method: str, path: str, body=None, headers=None):
-        """One HTTP request; a REST answer is checked against the OpenAPI document (testkit.contract)."""
+    def request(self, method: str, path: str, body=None, headers=None, timeout: float = 10):
+        """One HTTP request; a REST answer is checked against the OpenAPI document (testkit.contract).
+        With a host, sent from inside it."""
+        if self.host:
+            return self.host.call(self._request, method, path, body, headers, timeout)
+        return self._request(method, path, body, headers, timeout)
+
+    def _request(self, method, path, body, headers, timeout):
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
         request = urllib.request.Request(self.url.rstrip("/") + path, data=data, method=method, headers=headers or {})
         try:
-            with urllib.request.urlopen(request, timeout=10) as response:
+            with urllib.request.urlopen(request, timeout=timeout) as response:
                 status, text, answered = response.status, response.read().decode(), dict(response.headers)
         except urllib.error.HTTPError as error:
             status, text, answered = error.code, error.read().decode(), dict(error.headers)
@@ -62,8 +74,8 @@ class Herald:
         contract.rest_answer(method, path, status, content_type, text)
         return status, text, answered
 
-    def json(self, method: str, path: str, body=None, headers=None):
-        status, text, _ = self.request(method, path, body, headers)
+    def json(self, method: str, path: str, body=None, headers=None, timeout: float = 10):
+        status, text, _ = self.request(method, path, body, headers, timeout)
         return status, json.loads(text)
 
     def stop(self) -> int:

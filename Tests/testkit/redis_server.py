@@ -25,7 +25,11 @@ def free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, folder: Path, persistence: str = "none", configuration=()):
+    """With `host` (a testkit.netns.Host): run in that host on its address, asked from inside it."""
+
+    def __init__(self, folder: Path, persistence: str = "none", configuration=(), host=None):
+        self.host = host
+        self.address = host.address if host else "127.0.0.1"
         if not Path(REDIS_SERVER).exists():
             raise RuntimeError("redis-server is not installed: `make deps-test` installs it (Debian package redis-server)")
         if persistence not in ("none", "aof"):
@@ -46,7 +50,7 @@ class RedisServer:
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}"
+        return f"redis://{self.address}:{self.port}"
 
     @property
     def log(self) -> str:
@@ -55,14 +59,16 @@ class RedisServer:
 
     def start(self, timeout: float = 30.0):
         """Starts redis-server on this port and folder; returns once PING answers PONG."""
-        arguments = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.folder),
+        arguments = [REDIS_SERVER, "--port", str(self.port), "--bind", self.address, "--dir", str(self.folder),
                      "--logfile", str(self.folder / "redis.log"), "--daemonize", "no", "--save", ""]
         arguments += ["--appendonly", "yes", "--appendfsync", "everysec"] if self.persistence == "aof" else ["--appendonly", "no"]
         arguments += list(self.configuration)
+        if self.host:
+            arguments += ["--protected-mode", "no"]  # its clients are on other hosts; no route leaves the test's network
         if SETPRIV:
             arguments = [SETPRIV, "--pdeathsig", "KILL", "--"] + arguments
-        self.process = subprocess.Popen(arguments, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.DEVNULL)
+        launch = self.host.popen if self.host else subprocess.Popen
+        self.process = launch(arguments, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + timeout
         while not self.ping():
             if self.process.poll() is not None:
@@ -85,7 +91,12 @@ class RedisServer:
     def command(self, *words, timeout: float = 5.0):
         """One command on a fresh socket: a str for a status, bytes for a bulk string, None for null,
         an int, a list, or a RuntimeError for an error reply."""
-        with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as sock:
+        if self.host:
+            return self.host.call(self._command, words, timeout)
+        return self._command(words, timeout)
+
+    def _command(self, words, timeout):
+        with socket.create_connection((self.address, self.port), timeout=timeout) as sock:
             encoded = [word if isinstance(word, bytes) else str(word).encode() for word in words]
             sock.sendall(b"*%d\r\n" % len(encoded) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in encoded))
             reply = _read_reply(sock.makefile("rb"))
