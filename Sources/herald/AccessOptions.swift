@@ -5,6 +5,8 @@ import HeraldAccess
 /// never a server that is more open than its operator meant.
 struct AccessOptions {
     var settings = AccessSettings()
+    /// `--jwt-key`, `--jwks`, `--jwt-audience`, `--jwt-issuer`: JWTs minted by the operator's application.
+    var jwt: JWTKeyring?
 
     init(_ arguments: Arguments, controlToken: String?, workerToken: String?) throws(Arguments.UsageError) {
         settings.controlToken = controlToken
@@ -33,12 +35,33 @@ struct AccessOptions {
         if arguments.last("proxy-role") != nil, settings.trustedProxy == nil {
             throw Arguments.UsageError(description: "--proxy-role needs --trust-user-header and --trusted-proxy")
         }
-        settings.identitiesRequired = settings.trustedProxy != nil
+        let keyFiles = arguments.all("jwt-key")
+        let jwksFiles = arguments.all("jwks")
+        if keyFiles.isEmpty, jwksFiles.isEmpty {
+            for flag in ["jwt-audience", "jwt-issuer"] where arguments.last(flag) != nil {
+                throw Arguments.UsageError(description: "--\(flag) needs --jwt-key FILE or --jwks FILE")
+            }
+        } else {
+            do {
+                jwt = try JWTKeyring(
+                    keyFiles: keyFiles, jwksFiles: jwksFiles, audience: arguments.last("jwt-audience"), issuer: arguments.last("jwt-issuer"))
+            } catch {
+                throw Arguments.UsageError(description: error.description)
+            }
+        }
+        settings.identitiesRequired = settings.trustedProxy != nil || jwt != nil
         if settings.publicView, !settings.identitiesRequired {
             throw Arguments.UsageError(
                 description:
                     "--public-view keeps watching open where identities are on; give --users, --jwt-key, --jwks or --trust-user-header too")
         }
+    }
+
+    /// The verifiers of what these flags configured (the fixed tokens are the settings').
+    var verifiers: [any CredentialVerifier] {
+        var verifiers: [any CredentialVerifier] = []
+        if let jwt { verifiers.append(JWTVerifier(keyring: jwt)) }
+        return verifiers
     }
 
     static func role(_ text: String, flag: String) throws(Arguments.UsageError) -> Role {

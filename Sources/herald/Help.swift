@@ -68,6 +68,11 @@ enum Help {
           --bench                  enable the `ticker` job kind for benchmarks
 
         Identities (docs/security.md): with any of them on, anonymous access is off
+          --jwt-key FILE           verify JWTs your application mints: an HS256/384/512 secret (32 bytes or more)
+                                   or an RSA/EC public key in PEM (repeatable)
+          --jwks FILE              verify JWTs against the keys of this JWKS document (repeatable)
+          --jwt-audience AUD       refuse JWTs whose aud does not name AUD
+          --jwt-issuer ISS         refuse JWTs whose iss is not ISS
           --trust-user-header NAME the header a trusted proxy names its signed-in user in (X-Forwarded-User)
           --trusted-proxy CIDR     believe that header only from these addresses (repeatable; 10.0.0.0/8, ::1)
           --proxy-role ROLE        the role of the users the proxy names: viewer, operator or admin (default operator)

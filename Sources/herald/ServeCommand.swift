@@ -18,7 +18,7 @@ enum ServeCommand {
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",
         "node-lease",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
-        "trust-user-header", "trusted-proxy", "proxy-role",
+        "trust-user-header", "trusted-proxy", "proxy-role", "jwt-key", "jwks", "jwt-audience", "jwt-issuer",
     ]
     static let flags: Set<String> = ["help", "bench", "echo", "public-view"]
 
@@ -80,7 +80,7 @@ enum ServeCommand {
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 && !inbox.deliveryIsBehind }))
         }
         var server = options.server
-        server.access = AccessControl(settings: options.access.settings)
+        server.access = AccessControl(settings: options.access.settings, verifiers: options.access.verifiers)
         let app = HeraldApp(
             runners: runners, server: server, engine: engineConfiguration, environment: options.environment, logger: logger,
             version: Version.herald, inbox: inbox,

@@ -57,6 +57,9 @@ final class ContextResources {
         // Room for the connection limit plus HTTP requests and the listening socket.
         info.fd_limit_per_thread = UInt32(configuration.maxConnections + 256)
         info.timeout_secs = 20
+        // Room for a bearer JWT of up to 8 KiB (AccessControl.maxTokenBytes) beside the other headers:
+        // lws's default of 4 KiB for all of a request's headers cuts a large but valid token off.
+        info.max_http_header_data = 16 * 1024
         info.keepalive_timeout = 30
         return info
     }
