@@ -44,7 +44,8 @@ struct AccessOptions {
         } else {
             do {
                 jwt = try JWTKeyring(
-                    keyFiles: keyFiles, jwksFiles: jwksFiles, audience: arguments.last("jwt-audience"), issuer: arguments.last("jwt-issuer"))
+                    keyFiles: keyFiles, jwksFiles: jwksFiles, audience: arguments.last("jwt-audience"), issuer: arguments.last("jwt-issuer")
+                )
             } catch {
                 throw Arguments.UsageError(description: error.description)
             }
