@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAccess
+import HeraldEngine
 import HeraldSupport
 
 /// How the server listens and what it allows. Every field has the default a user gets without flags;
@@ -36,6 +37,8 @@ public struct ServerConfiguration: Sendable {
     /// Who may see and do what (users file, keys, JWTs, share links, a trusted proxy); nil: only the
     /// control and worker tokens above (`accessSettings`).
     public var access: AccessControl?
+    /// Share links (`POST /api/jobs/{id}/share`); nil: the server makes none.
+    public var shareLinks: ShareLinkStore?
     /// When set, a worker's `hello` (or an `auth` before it) must present it; when nil, workers are
     /// taken from loopback peers only (docs/workers.md). A control token is not a worker token.
     public var workerToken: String?

@@ -11,7 +11,8 @@ extension WebSocketServer {
         let request = HTTPRequest(
             method: method, path: uri, query: LWSHeaders.query(wsi),
             authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), origin: LWSHeaders.value(wsi, WSI_TOKEN_ORIGIN),
-            cookie: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_COOKIE), proxyUser: proxyUser(wsi), peer: LWSHeaders.peer(wsi))
+            cookie: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_COOKIE), proxyUser: proxyUser(wsi), peer: LWSHeaders.peer(wsi),
+            host: LWSHeaders.value(wsi, WSI_TOKEN_HOST))
         let exchange = HTTPExchange(id: nextID, request: request)
         nextID += 1
         exchanges[wsi] = exchange

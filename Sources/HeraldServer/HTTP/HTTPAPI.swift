@@ -36,7 +36,7 @@ struct HTTPAPI {
     /// ones answers that refusal (401). `reach` tells whether the principal's scope reaches a job.
     func route(
         _ request: HTTPRequest, principal: Result<Principal, AccessRefusal> = .success(.anonymousAdmin),
-        reach: @escaping (String) -> EngineError? = { _ in nil }
+        reach: @escaping (String) -> EngineError? = { _ in nil }, services: HubServices = HubServices()
     ) -> Route {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         let matches = endpoints.compactMap { endpoint in endpoint.parameters(of: segments).map { (endpoint, $0) } }
@@ -49,7 +49,7 @@ struct HTTPAPI {
                 asking = Principal(name: "anonymous", role: .viewer, scope: AccessScope(jobs: []), source: .anonymous)
             }
             let scope = asking.scope.isUnlimited ? nil : asking.scope
-            switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach)) {
+            switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach, services: services)) {
             case .respond(let response): return .respond(response)
             case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters, scope: scope))
             case .file(let path): return .file(path)

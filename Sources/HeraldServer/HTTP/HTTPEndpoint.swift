@@ -27,6 +27,8 @@ struct HTTPEndpoint: Sendable {
         let principal: Principal
         /// Whether the principal's scope reaches a job, by id: nil when it does, else the refusal.
         let reach: (String) -> EngineError?
+        /// What the hub lends a route beyond the engine (share links, the clock, revocations).
+        let services: HubServices
 
         /// `forbidden`/`unauthorized` unless the principal may take `action`.
         func refusal(of action: AccessAction) -> HTTPResponse? {

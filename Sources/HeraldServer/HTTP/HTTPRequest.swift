@@ -13,11 +13,14 @@ public struct HTTPRequest: Sendable {
     public var proxyUser: String?
     /// The peer's numeric address.
     public var peer: String
+    /// The `Host` header: the address a share link's URL names.
+    public var host: String?
 
     public init(
         method: String, path: String, query: [String: String] = [:], body: [UInt8] = [], authorization: String? = nil,
-        origin: String? = nil, cookie: String? = nil, proxyUser: String? = nil, peer: String = "?"
+        origin: String? = nil, cookie: String? = nil, proxyUser: String? = nil, peer: String = "?", host: String? = nil
     ) {
+        self.host = host
         self.cookie = cookie
         self.proxyUser = proxyUser
         self.peer = peer

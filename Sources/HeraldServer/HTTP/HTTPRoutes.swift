@@ -5,7 +5,9 @@ import HeraldEngine
 /// is one more entry here. Every route goes through the same engine as WebSocket commands: there
 /// is one truth.
 enum HTTPRoutes {
-    static let all: [HTTPEndpoint] = [
+    static let all: [HTTPEndpoint] = routes + sharing
+
+    private static let routes: [HTTPEndpoint] = [
         HTTPEndpoint("GET /healthz", isOpen: true, handle: { _ in .ask(.statistics) }, render: health),
         // The REST API's own description (docs/api.md). It lives in the dashboard's folder, so the server
         // finds it wherever it finds the dashboard: the checkout's Public/ or the installed share/herald/Public.

@@ -33,7 +33,11 @@ extension StreamHub {
                 return nil
             }
         }
-        switch api.route(request, principal: principal, reach: reach) {
+        let kinds = jobKinds
+        let services = HubServices(
+            shareLinks: configuration.shareLinks, access: access, isKnown: { kinds[JobID($0)] != nil },
+            scheme: configuration.tlsCertificatePath == nil ? "http" : "https")
+        switch api.route(request, principal: principal, reach: reach, services: services) {
         case .respond(let response):
             respond(id, response, into: &actions)
         case .ask(let engineRequest, let query):
