@@ -20,8 +20,10 @@ ARGS ?=
 # calculator Tests/blackbox/test_cron_oracle.py checks `herald schedules next` against. `tzdata` is the
 # time zone database schedules' zones come from. `libssl-dev` brings libcrypto, whose HMAC signs webhooks
 # (HeraldCrypto).
-RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep
+# `libargon2-dev` is the reference argon2 (HeraldCrypto's password hashes; it brings libargon2-1, which
+# the binary runs on); `argon2`, its command-line tool, is the oracle Argon2idTests compare with.
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev libargon2-dev pkg-config tzdata
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep argon2
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).

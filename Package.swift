@@ -39,9 +39,13 @@ let package = Package(
         // OpenSSL's libcrypto (Debian 12: 3.0, libssl-dev) behind a small shim: HMAC, constant-time
         // comparison. Herald writes no cryptography of its own.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Debian's libargon2 (the reference implementation, libargon2-dev) behind a small shim: the
+        // users file's password hashes. No pkgConfig: its only flag is the library itself.
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
         // Swift values over libcrypto (HMAC-SHA256 for webhook signatures; token signatures later):
         // the only code that imports CLibCrypto.
-        .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
+        // Also the only code that imports CArgon2 (password hashes).
+        .target(name: "HeraldCrypto", dependencies: ["CLibCrypto", "CArgon2"]),
         // Who may see and do what: roles, scopes, principals and the credentials that prove them
         // (users file, API keys, JWTs, share links, sessions). Pure Swift over HeraldCrypto; no sockets.
         .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport"]),
