@@ -22,8 +22,10 @@ ARGS ?=
 # (HeraldCrypto). `libfaketime` steps a running server's wall clock (Tests/blackbox/test_clock_steps.py).
 # `iproute2` and `iptables` build the hosts in network namespaces of Tests/blackbox/test_network_faults.py
 # and cut their links (as root; skipped otherwise).
-RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev pkg-config tzdata
-TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep libfaketime iproute2 iptables
+# `libargon2-dev` is the reference argon2 (HeraldCrypto's password hashes; it brings libargon2-1, which
+# the binary runs on); `argon2`, its command-line tool, is the oracle Argon2idTests compare with.
+RUN_PACKAGES := libwebsockets-dev libhiredis-dev libssl-dev libargon2-dev pkg-config tzdata
+TEST_PACKAGES := chromium chromium-driver nginx-light tmux python3-venv prometheus openssl redis-server eslint node-typescript lua-check ripgrep libfaketime iproute2 iptables argon2
 # `websockets` is the one dependency of the Python client (clients/python, installed editable into .venv so
 # the tests and job programs import `herald` from the checkout); `mypy` checks that client's types;
 # `schemathesis` runs generated requests against docs/openapi.json (Tests/blackbox/test_openapi.py).

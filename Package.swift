@@ -39,12 +39,16 @@ let package = Package(
         // OpenSSL's libcrypto (Debian 12: 3.0, libssl-dev) behind a small shim: HMAC, constant-time
         // comparison, public keys and signature verification. Herald writes no cryptography of its own.
         .systemLibrary(name: "CLibCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // Debian's libargon2 (the reference implementation, libargon2-dev) behind a small shim: the
+        // users file's password hashes. No pkgConfig: its only flag is the library itself.
+        .systemLibrary(name: "CArgon2", providers: [.apt(["libargon2-dev"])]),
         // Swift values over libcrypto (HMAC for webhook signatures, public keys that verify JWTs):
         // the only code that imports CLibCrypto.
-        .target(name: "HeraldCrypto", dependencies: ["CLibCrypto"]),
+        // Also the only code that imports CArgon2 (password hashes).
+        .target(name: "HeraldCrypto", dependencies: ["CLibCrypto", "CArgon2"]),
         // Who may see and do what: roles, scopes, principals and the credentials that prove them
-        // (users file, API keys, JWTs, share links, sessions), and the audit trail. Pure Swift over
-        // HeraldCrypto; no sockets. HeraldEngine for its JSON, atomic files and the history's rotation limits.
+        // (users file, API keys, JWTs, sessions). Pure Swift over HeraldCrypto; no sockets. Below the
+        // engine: share links and the audit trail, which keep files like the history, live in HeraldEngine/Access.
         .target(name: "HeraldAccess", dependencies: ["HeraldCrypto", "HeraldSupport"]),
         // Jobs, the dispatcher, the wire protocol's codecs: pure Swift, no sockets.
         // What every module may use and none should own: log levels and sinks, the wall clock.

@@ -13,6 +13,8 @@ enum Help {
           herald work --server URL --jobs FILE   run jobs of your own kinds for a server, on this machine
           herald schedules list [URL]     a server's schedules; pause|resume|run NAME [URL] controls one
           herald schedules next EXPR      when a cron expression (or `every 10m`) fires next
+          herald users add|remove|list    the people of a users file (--users FILE or $HERALD_USERS)
+          herald keys add|revoke|list     the API keys of a users file
           herald --version
 
         URL is the server: http://HOST:PORT or https://HOST:PORT (ws:// and wss:// work too); it

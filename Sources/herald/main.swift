@@ -4,7 +4,7 @@ import HeraldServer
 
 // `herald [serve] …`, `herald watch …`, `herald start …`, `herald cancel …`.
 let arguments = Array(CommandLine.arguments.dropFirst())
-let subcommands = ["serve", "watch", "start", "cancel", "jobs", "logs", "work", "schedules"]
+let subcommands = ["serve", "watch", "start", "cancel", "jobs", "logs", "work", "schedules", "users", "keys"]
 let subcommand = arguments.first.flatMap { subcommands.contains($0) ? $0 : nil }
 let rest = subcommand == nil ? arguments : Array(arguments.dropFirst())
 
@@ -34,6 +34,8 @@ case "jobs": code = JobsCommand.run(rest)
 case "logs": code = LogsCommand.run(rest)
 case "work": code = WorkCommand.run(rest)
 case "schedules": code = SchedulesCommand.run(rest)
+case "users": code = UsersCommand.run(rest)
+case "keys": code = KeysCommand.run(rest)
 default: code = ServeCommand.run(rest)
 }
 exit(code)

@@ -1,0 +1,101 @@
+import Foundation
+import HeraldAccess
+import HeraldCrypto
+
+/// `herald users add NAME --role R`, `herald users remove NAME`, `herald users list`: the people of a
+/// users file (`--users FILE` or `$HERALD_USERS`), their passwords stored as argon2id hashes only.
+enum UsersCommand {
+    static let subcommands = ["add", "remove", "list"]
+
+    static let usageText = """
+        Usage: herald users add NAME --role ROLE [--users FILE]   (the password from the terminal, or stdin's first line)
+               herald users remove NAME [--users FILE]
+               herald users list [--users FILE]
+        """
+
+    static func run(_ argv: [String]) -> Int32 {
+        if argv.first == "--help" || argv.first == "-h" {
+            print(Help.users)
+            return 0
+        }
+        guard let subcommand = argv.first, subcommands.contains(subcommand) else {
+            let known = subcommands.joined(separator: ", ")
+            return usage(
+                argv.first.map { "unknown users command \"\($0)\"; the commands are \(known)" }
+                    ?? "missing command; the commands are \(known)")
+        }
+        let arguments: Arguments
+        do {
+            arguments = try Arguments(
+                Array(argv.dropFirst()), valued: subcommand == "add" ? ["users", "role"] : ["users"], flags: ["help"])
+        } catch {
+            return usage("\(error)")
+        }
+        if arguments.has("help") {
+            print(Help.users)
+            return 0
+        }
+        do throws(UsersFileAccess.Exit) {
+            switch subcommand {
+            case "add": try add(arguments)
+            case "remove": try remove(arguments)
+            default: try list(arguments)
+            }
+            return 0
+        } catch {
+            return error.code
+        }
+    }
+
+    private static func add(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
+        let name = try UsersFileAccess.name(arguments, command: "add", usage: usageText)
+        let role = try UsersFileAccess.role(arguments, usage: usageText)
+        let access = try UsersFileAccess.locate(arguments, usage: usageText)
+        // Refused before the password is asked for, so nobody types one for nothing.
+        if try access.load(creating: true).isNameTaken(name) {
+            throw UsersFileAccess.fail(1, "\(access.path) already has a user or key named \"\(name)\"; nothing was changed")
+        }
+        let password: String
+        switch PasswordPrompt.read(for: name) {
+        case .success(let given): password = given
+        case .failure(let failure): throw UsersFileAccess.fail(1, failure.message)
+        }
+        let hash = Argon2id.hash(password: password)
+        // Read again: the file may have changed while the password was typed.
+        let created = !access.exists
+        var file = try access.load(creating: true)
+        do {
+            try file.add(UsersFile.User(name: name, role: role, passwordHash: hash))
+        } catch {
+            throw UsersFileAccess.fail(1, "\(access.path): \(error); nothing was changed")
+        }
+        try access.save(file)
+        UsersFileAccess.note(
+            "\(created ? "created \(access.path) with" : "added") user \(name) (\(role.rawValue))\(created ? "" : " to \(access.path)")")
+    }
+
+    private static func remove(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
+        let name = try UsersFileAccess.name(arguments, command: "remove", usage: usageText)
+        let access = try UsersFileAccess.locate(arguments, usage: usageText)
+        var file = try access.load()
+        guard file.removeUser(named: name) else {
+            let known = file.users.map(\.name).joined(separator: ", ")
+            throw UsersFileAccess.fail(1, "\(access.path) has no user named \"\(name)\" (its users: \(known.isEmpty ? "none" : known))")
+        }
+        try access.save(file)
+        UsersFileAccess.note("removed user \(name) from \(access.path)")
+    }
+
+    private static func list(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
+        guard arguments.positionals.isEmpty else { throw UsersFileAccess.fail(2, "list takes no NAME\n\(usageText)") }
+        let file = try UsersFileAccess.locate(arguments, usage: usageText).load()
+        for line in UsersFileAccess.table([["NAME", "ROLE"]] + file.users.map { [$0.name, $0.role.rawValue] }) {
+            print(line)
+        }
+    }
+
+    private static func usage(_ problem: String) -> Int32 {
+        UsersFileAccess.note("\(problem)\n\(usageText)")
+        return 2
+    }
+}
