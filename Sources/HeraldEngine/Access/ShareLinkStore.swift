@@ -35,8 +35,11 @@ public final class ShareLinkStore: CredentialVerifier {
     }
 
     /// A link to `job` for `lifetime`; its token and record, or why not.
-    public func make(job: String, creator: String, lifetime: Duration, now: Int64) -> Result<(token: String, link: ShareLinkRecord), AccessRefusal> {
-        let (result, state) = links.withLock { links in (links.make(job: job, creator: creator, lifetime: lifetime, now: now), links.state) }
+    public func make(job: String, creator: String, lifetime: Duration, now: Int64) -> Result<
+        (token: String, link: ShareLinkRecord), AccessRefusal
+    > {
+        let (result, state) = links.withLock { links in (links.make(job: job, creator: creator, lifetime: lifetime, now: now), links.state)
+        }
         if case .success = result { save(state) }
         return result
     }

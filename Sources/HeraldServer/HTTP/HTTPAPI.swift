@@ -49,7 +49,9 @@ struct HTTPAPI {
                 asking = Principal(name: "anonymous", role: .viewer, scope: AccessScope(jobs: []), source: .anonymous)
             }
             let scope = asking.scope.isUnlimited ? nil : asking.scope
-            switch endpoint.handle(HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach, services: services)) {
+            switch endpoint.handle(
+                HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach, services: services))
+            {
             case .respond(let response): return .respond(response)
             case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters, scope: scope))
             case .file(let path): return .file(path)
