@@ -20,6 +20,12 @@ public struct UserDirectory: Sendable {
         dummyHash = "$argon2id$v=19$\(parameters)$\(String(repeating: "A", count: 22))$\(String(repeating: "A", count: 43))"
     }
 
+    /// Whether the file has a key of this name (it was not revoked).
+    public func hasKey(named name: String) -> Bool { keys.contains { $0.entry.name == name } }
+
+    /// The user of this name as the file has it now (its role), for revising open sessions after a reload.
+    public func user(named name: String) -> (name: String, role: Role)? { users[name].map { ($0.name, $0.role) } }
+
     /// The user's principal when `password` is theirs; nil for a wrong password or an unknown user,
     /// which take the same time. Its source is `.session` with an empty session id: a password is
     /// shown once, to open a session, and the caller that opens it puts in its id.

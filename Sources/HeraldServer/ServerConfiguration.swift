@@ -39,6 +39,10 @@ public struct ServerConfiguration: Sendable {
     public var access: AccessControl?
     /// Share links (`POST /api/jobs/{id}/share`); nil: the server makes none.
     public var shareLinks: ShareLinkStore?
+    /// Sign-in sessions (`--users`); nil: no one signs in with a password.
+    public var sessions: SessionVerifier?
+    /// The audit trail (`audit.jsonl`); nil: nothing is recorded.
+    public var audit: AuditTrail?
     /// When set, a worker's `hello` (or an `auth` before it) must present it; when nil, workers are
     /// taken from loopback peers only (docs/workers.md). A control token is not a worker token.
     public var workerToken: String?

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAccess
+import HeraldEngine
 
 /// `serve`'s identity flags (docs/security.md), checked at start so a typo is one clear line and exit 2,
 /// never a server that is more open than its operator meant.
@@ -7,8 +8,14 @@ struct AccessOptions {
     var settings = AccessSettings()
     /// `--jwt-key`, `--jwks`, `--jwt-audience`, `--jwt-issuer`: JWTs minted by the operator's application.
     var jwt: JWTKeyring?
+    /// `--users FILE` (or `$HERALD_USERS`): users with passwords, and API keys; its directory as read at start.
+    var usersFile: (path: String, directory: UserDirectory)?
+    /// `--session-idle`: a sign-in session unused this long ends.
+    var sessionIdle = Duration.seconds(12 * 3_600)
 
-    init(_ arguments: Arguments, controlToken: String?, workerToken: String?) throws(Arguments.UsageError) {
+    init(
+        _ arguments: Arguments, environment: [String: String], controlToken: String?, workerToken: String?
+    ) throws(Arguments.UsageError) {
         settings.controlToken = controlToken
         settings.workerToken = workerToken
         settings.publicView = arguments.has("public-view")
@@ -50,7 +57,18 @@ struct AccessOptions {
                 throw Arguments.UsageError(description: error.description)
             }
         }
-        settings.identitiesRequired = settings.trustedProxy != nil || jwt != nil
+        if let path = arguments.last("users") ?? environment["HERALD_USERS"].flatMap({ $0.isEmpty ? nil : $0 }) {
+            usersFile = (path, try CredentialFiles.load(path))
+        }
+        if let text = arguments.last("session-idle") {
+            guard usersFile != nil else { throw Arguments.UsageError(description: "--session-idle needs --users FILE") }
+            guard let idle = DurationText.parse(text) else {
+                throw Arguments.UsageError(
+                    description: "--session-idle \"\(text)\" is not a duration; use a number and s, m, h or d, like 12h")
+            }
+            sessionIdle = idle
+        }
+        settings.identitiesRequired = settings.trustedProxy != nil || jwt != nil || usersFile != nil
         if settings.publicView, !settings.identitiesRequired {
             throw Arguments.UsageError(
                 description:

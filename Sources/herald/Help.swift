@@ -8,6 +8,7 @@ enum Help {
           herald watch [URL]              live progress bars for every job, in the terminal
           herald start KIND [options] [URL]   start a job; --wait follows it to the end
           herald cancel ID [URL]          cancel a job
+          herald share ID [--for 1h] [URL]  make a view-only link to one job (docs/security.md)
           herald logs ID [--follow] [URL] print a job's output (jobs of your own kinds); --follow to its end
           herald jobs check FILE          check a jobs file (your own job kinds) without serving
           herald work --server URL --jobs FILE   run jobs of your own kinds for a server, on this machine
@@ -70,6 +71,9 @@ enum Help {
           --bench                  enable the `ticker` job kind for benchmarks
 
         Identities (docs/security.md): with any of them on, anonymous access is off
+          --users FILE             users (who sign in to the dashboard) and API keys; made with `herald users` and
+                                   `herald keys`, read again on SIGHUP and when it changes (or $HERALD_USERS)
+          --session-idle D         a sign-in unused this long ends, like 12h or 30m (default 12h)
           --jwt-key FILE           verify JWTs your application mints: an HS256/384/512 secret (32 bytes or more)
                                    or an RSA/EC public key in PEM (repeatable)
           --jwks FILE              verify JWTs against the keys of this JWKS document (repeatable)
@@ -193,6 +197,17 @@ enum Help {
           --token TOKEN  the server's control token (or $HERALD_TOKEN)
           --ca FILE      with https/wss: trust the CA certificates in this PEM file instead of the system's
           URL            the server, as for `herald watch` (default ws://127.0.0.1:8080/ws)
+        """
+
+    static let share = """
+        Usage: herald share ID [--for DURATION] [--token TOKEN] [URL]
+
+        Makes a signed, expiring, view-only link to one job and prints its URL alone on stdout: a page with
+        that job's progress and log, for someone with no account. Exit 0 done, 1 refused, 2 no server.
+          --for DURATION  how long the link works, like 30m, 12h or 7d (default 1d; at most 30d)
+          --token TOKEN   an operator's or admin's key or JWT, or the control token (or $HERALD_TOKEN)
+          URL             the server (default http://127.0.0.1:8080)
+        Revoke a link with DELETE /api/shares/ID, or every link with POST /api/shares/revoke-all.
         """
 
     static let work = """

@@ -55,7 +55,8 @@ extension ServeCommand {
                 }
                 server.workerToken = token
             }
-            access = try AccessOptions(arguments, controlToken: server.controlToken, workerToken: server.workerToken)
+            access = try AccessOptions(
+                arguments, environment: environmentVariables, controlToken: server.controlToken, workerToken: server.workerToken)
             engine.workerLeaseSeconds = try arguments.number("worker-lease", in: 1...86_400) ?? engine.workerLeaseSeconds
             engine.webhookBackoff.scale = try arguments.number("webhook-retry-scale", in: 0.000_001...1) ?? engine.webhookBackoff.scale
             // Whole seconds: URLSession on Linux cannot time an attempt out in less than one.

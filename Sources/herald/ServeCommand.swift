@@ -18,7 +18,7 @@ enum ServeCommand {
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",
         "node-lease",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
-        "trust-user-header", "trusted-proxy", "proxy-role", "jwt-key", "jwks", "jwt-audience", "jwt-issuer",
+        "trust-user-header", "trusted-proxy", "proxy-role", "jwt-key", "jwks", "jwt-audience", "jwt-issuer", "users", "session-idle",
     ]
     static let flags: Set<String> = ["help", "bench", "echo", "public-view"]
 
@@ -80,7 +80,32 @@ enum ServeCommand {
             runners.append(TickerRunner(mayEmit: { inbox.undeliveredEvents <= 4096 && !inbox.deliveryIsBehind }))
         }
         var server = options.server
-        server.access = AccessControl(settings: options.access.settings, verifiers: options.access.verifiers)
+        let access = AccessControl(settings: options.access.settings, verifiers: options.access.verifiers)
+        server.access = access
+        let dataDirectory = options.environment.dataDirectory
+        do {
+            server.shareLinks = try ShareLinkStore(dataDirectory: dataDirectory) { logger.error($0) }
+        } catch {
+            FileHandle.standardError.write(Data("herald: share links: \(error)\n".utf8))
+            return 2
+        }
+        let audit = AuditTrail(directory: dataDirectory) { logger.warning($0) }
+        for line in audit.open() { logger.warning("audit: \(line)") }
+        server.audit = audit
+        var credentialFiles: CredentialFiles?
+        var fixedVerifiers = options.access.verifiers
+        fixedVerifiers.append(server.shareLinks!)
+        if let (path, directory) = options.access.usersFile {
+            let sessions = SessionVerifier(idleTimeout: options.access.sessionIdle, directory: directory)
+            server.sessions = sessions
+            credentialFiles = CredentialFiles(
+                path: path, directory: directory, access: access, sessions: sessions, fixed: fixedVerifiers, audit: audit
+            ) { logger.info($0) }
+            credentialFiles?.watch()
+        } else {
+            access.replaceVerifiers(fixedVerifiers)
+        }
+        defer { withExtendedLifetime(credentialFiles) {} }
         let app = HeraldApp(
             runners: runners, server: server, engine: engineConfiguration, environment: options.environment, logger: logger,
             version: Version.herald, inbox: inbox,
@@ -115,6 +140,8 @@ enum ServeCommand {
                 "herald \(Version.herald) listening on \(options.server.host):\(port); dashboard from \(options.server.publicDirectory?.path ?? "(none found)"); data in \(options.environment.dataDirectory.path); searching \(options.environment.searchRoot.path)"
             )
         }
+        server.shareLinks?.flush()
+        audit.flush()
         return 0
     }
 }

@@ -30,6 +30,7 @@ switch subcommand ?? "serve" {
 case "watch": code = WatchCommand.run(rest)
 case "start": code = StartCommand.run(rest)
 case "cancel": code = CancelCommand.run(rest)
+case "share": code = ShareCommand.run(rest)
 case "jobs": code = JobsCommand.run(rest)
 case "logs": code = LogsCommand.run(rest)
 case "work": code = WorkCommand.run(rest)

@@ -63,7 +63,8 @@ public final class ShareLinkStore: CredentialVerifier {
     public func record(id: String, now: Int64) -> ShareLinkRecord? { list(now: now).first { $0.id == id } }
 
     public func verify(bearer token: String, nowMilliseconds: Int64) -> Result<Principal, AccessRefusal>? {
-        guard token.utf8.lazy.filter({ $0 == UInt8(ascii: ".") }).count == 1 else { return nil }
+        // Base64url has no `:`: a session's cookie (`session:ID.SECRET`) is not a link's.
+        guard !token.contains(":"), token.utf8.lazy.filter({ $0 == UInt8(ascii: ".") }).count == 1 else { return nil }
         return links.withLock { $0.verify(token, now: nowMilliseconds) }
     }
 

@@ -286,6 +286,10 @@ extension WebSocketServer {
                     if let allowOrigin { response.headers += [("access-control-allow-origin:", allowOrigin), ("vary:", "Origin")] }
                     inbox.post(.file(id, response))
                 }
+            case .compute(let id, let work):
+                // One at a time: a sign-in's argon2id takes tens of milliseconds and 64 MiB, so a flood
+                // of them queues here instead of taking every core and gigabytes.
+                signInQueue.async { [inbox] in inbox.post(.file(id, work())) }
             case .attachWorker(let id, let hello):
                 engine.attachWorker(WorkerSession(id), hello) { [inbox] directive in inbox.post(.worker(id, directive)) }
             case .workerReport(let id, let report):

@@ -23,6 +23,8 @@ public final class WebSocketServer: @unchecked Sendable {
     /// Where the engine's events and answers wait for the service thread.
     public let inbox: DeliveryInbox
     let files: StaticFiles
+    /// Sign-ins' password checks (`HubAction.compute`), one at a time, off the service thread.
+    let signInQueue = DispatchQueue(label: "herald.sign-in", qos: .userInitiated)
 
     /// The server's lifecycle, guarded by a mutex because `start`/`stop` come from other threads.
     enum State {

@@ -21,6 +21,7 @@ struct HTTPAPI {
         case respond(HTTPResponse)
         case ask(EngineRequest, HTTPQuery)
         case file(String)
+        case compute(@Sendable () -> HTTPResponse)
     }
 
     /// What the hub knows at the moment an answer is rendered.
@@ -53,8 +54,11 @@ struct HTTPAPI {
                 HTTPEndpoint.Call(request: request, parameters: parameters, principal: asking, reach: reach, services: services))
             {
             case .respond(let response): return .respond(response)
-            case .ask(let engineRequest): return .ask(engineRequest, HTTPQuery(endpoint.name, parameters: parameters, scope: scope))
+            case .ask(let engineRequest):
+                let query = HTTPQuery(endpoint.name, parameters: parameters, scope: scope, principal: asking)
+                return .ask(engineRequest, query)
             case .file(let path): return .file(path)
+            case .compute(let work): return .compute(work)
             }
         }
         if !matches.isEmpty { return .respond(methodNotAllowed(request.method, allowed: matches.map(\.0.method))) }

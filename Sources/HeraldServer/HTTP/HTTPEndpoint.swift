@@ -46,6 +46,8 @@ struct HTTPEndpoint: Sendable {
         case ask(EngineRequest)
         /// A file of the dashboard's folder, read off the service thread like any other.
         case file(String)
+        /// Work too slow for the service thread (a password check), run on the transport's sign-in queue.
+        case compute(@Sendable () -> HTTPResponse)
     }
 
     /// The engine's reply to what `handle` asked, and what the hub knows as it is rendered.

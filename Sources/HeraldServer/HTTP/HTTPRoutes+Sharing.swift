@@ -35,6 +35,7 @@ extension HTTPRoutes {
         case .failure(let refusal):
             return .error(EngineError(refusal.kind == .forbidden ? .badRequest : .unauthorized, refusal.message))
         case .success(let made):
+            call.services.audit?.append(.shareMade(made.link, address: call.request.peer, at: access.nowMilliseconds))
             let host = call.request.host ?? "127.0.0.1"
             let url = "\(call.services.scheme)://\(host)/share.html?t=\(made.token)"
             return .json(
@@ -64,6 +65,7 @@ extension HTTPRoutes {
             return .error(EngineError(.notFound, "no unexpired share link \(id)"))
         }
         access.noteRevocation()
+        call.services.audit?.append(.shareRevoked(revoked, by: call.principal, at: access.nowMilliseconds))
         return .json(revoked.json)
     }
 
@@ -72,6 +74,7 @@ extension HTTPRoutes {
         if let refusal = call.refusal(of: .revoke) { return refusal }
         let ended = links.revokeAll()
         access.noteRevocation()
+        call.services.audit?.append(.allSharesRevoked(count: ended.count, by: call.principal, at: access.nowMilliseconds))
         return .json(["revoked": .int(Int64(ended.count))])
     }
 }

@@ -5,7 +5,7 @@ import HeraldEngine
 /// is one more entry here. Every route goes through the same engine as WebSocket commands: there
 /// is one truth.
 enum HTTPRoutes {
-    static let all: [HTTPEndpoint] = routes + sharing
+    static let all: [HTTPEndpoint] = routes + sharing + session
 
     private static let routes: [HTTPEndpoint] = [
         HTTPEndpoint("GET /healthz", isOpen: true, handle: { _ in .ask(.statistics) }, render: health),

@@ -6,6 +6,8 @@ import HeraldEngine
 /// own URLs. Built per request on the service thread; the routes run there too.
 struct HubServices {
     var shareLinks: ShareLinkStore?
+    var sessions: SessionVerifier?
+    var audit: AuditTrail?
     var access: AccessControl?
     /// Whether the stream told of this job lately (the hub's `JobKinds`).
     var isKnown: (String) -> Bool = { _ in false }

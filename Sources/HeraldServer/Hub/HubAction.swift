@@ -18,6 +18,9 @@ public enum HubAction: Sendable {
     /// Read a dashboard file off the service thread; post the response as `.file(id, response)`, with
     /// `Access-Control-Allow-Origin: allowOrigin` when it is set (`/client.js` for an allowed origin).
     case readFile(ConnectionID, path: String, allowOrigin: String?)
+    /// Run `work` off the service thread, one at a time (a sign-in's password check); post what it
+    /// answers as `.file(id, response)`.
+    case compute(ConnectionID, @Sendable () -> HTTPResponse)
     /// A worker said `hello`: attach it to the engine; post its directives as `.worker(id, …)`.
     case attachWorker(ConnectionID, WorkerHello)
     /// Pass an attached worker's message to the engine.

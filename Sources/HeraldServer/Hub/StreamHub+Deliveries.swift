@@ -194,6 +194,12 @@ extension StreamHub {
             }
             actions.append(.wantWritable(id))
         case (.command(let id, let type, let requestId), .job(let result)):
+            if let connection = connections[id] {
+                switch result {
+                case .success(let record): auditTaken(type, record, by: connection.principal, peer: connection.peer)
+                case .failure(let error): auditRefused(error, principal: connection.principal, peer: connection.peer)
+                }
+            }
             answerCommand(id, type: type, requestId: requestId, result, into: &actions) {
                 WireEncoder.accepted(requestId: requestId, job: $0)
             }
@@ -216,6 +222,13 @@ extension StreamHub {
             }
         case (.http(let id, let query), _):
             guard pendingHTTP.remove(id) != nil else { return }
+            if let principal = query.principal, case .job(let result) = engineReply {
+                let type = query.route == "POST /api/jobs" ? "start" : query.route == "POST /api/jobs/{id}/cancel" ? "cancel" : ""
+                switch result {
+                case .success(let record): auditTaken(type, record, by: principal, peer: nil)
+                case .failure(let error): auditRefused(error, principal: principal, peer: nil)
+                }
+            }
             respond(
                 id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: metrics, uptimeSeconds: uptime, epoch: epoch)),
                 into: &actions)

@@ -21,6 +21,21 @@ extension StreamHub {
             // A browser without a session is shown the sign-in page, not a dashboard that cannot connect.
             return respond(id, .redirect(to: "/signin.html"), into: &actions)
         }
+        if case .success(let known) = principal, case .session = known.source, !["GET", "HEAD"].contains(request.method),
+            let origin = request.origin,
+            !OriginPolicy.isAllowed(origin: origin, host: request.host ?? "", allowList: configuration.allowedOrigins)
+        {
+            // A page of another site may make this browser send its session cookie; it may not act with it.
+            let error = EngineError(.forbidden, "a request from \(origin) may not act with this browser's sign-in")
+            auditRefused(error, principal: known, peer: request.peer)
+            return respond(id, .error(error), into: &actions)
+        }
+        if request.method == "POST", request.path == "/api/session", let origin = request.origin,
+            !OriginPolicy.isAllowed(origin: origin, host: request.host ?? "", allowList: configuration.allowedOrigins)
+        {
+            // Nor sign this browser in to an account of its choosing.
+            return respond(id, .error(EngineError(.forbidden, "a sign-in from \(origin) is not taken")), into: &actions)
+        }
         var reach: (String) -> EngineError? = { _ in nil }
         if case .success(let known) = principal, !known.scope.isUnlimited {
             let kinds = jobKinds
@@ -35,14 +50,24 @@ extension StreamHub {
         }
         let kinds = jobKinds
         let services = HubServices(
-            shareLinks: configuration.shareLinks, access: access, isKnown: { kinds[JobID($0)] != nil },
+            shareLinks: configuration.shareLinks, sessions: configuration.sessions, audit: configuration.audit, access: access,
+            isKnown: { kinds[JobID($0)] != nil },
             scheme: configuration.tlsCertificatePath == nil ? "http" : "https")
         switch api.route(request, principal: principal, reach: reach, services: services) {
         case .respond(let response):
+            if response.status == 401 || response.status == 403, request.path.hasPrefix("/api/"),
+                let body = try? JSONParser.parse(response.body), let message = body["message"]?.stringValue
+            {
+                let code: ErrorCode = response.status == 401 ? .unauthorized : .forbidden
+                auditRefused(EngineError(code, message), principal: try? principal.get(), peer: request.peer)
+            }
             respond(id, response, into: &actions)
         case .ask(let engineRequest, let query):
             pendingHTTP.insert(id)
             actions.append(.ask(engineRequest, .http(id, query)))
+        case .compute(let work):
+            pendingHTTP.insert(id)
+            actions.append(.compute(id, work))
         case .file(let path):
             pendingHTTP.insert(id)
             actions.append(.readFile(id, path: path, allowOrigin: crossOriginReader(of: path, request)))

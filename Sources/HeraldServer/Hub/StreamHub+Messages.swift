@@ -76,6 +76,7 @@ extension StreamHub {
     /// first: a refusal changes nothing.
     private mutating func execute(_ command: Command, from connection: HubConnection, into actions: inout [HubAction]) {
         func refuse(_ error: EngineError, _ requestId: String?) {
+            auditRefused(error, principal: connection.principal, peer: connection.peer)
             metrics.countCommand(command.typeName, outcome: error.code.rawValue)
             reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions)
         }

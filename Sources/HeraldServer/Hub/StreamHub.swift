@@ -97,6 +97,7 @@ public struct StreamHub {
             return .accept
         case .failure(let refusal):
             metrics.connectionsRefused += 1
+            auditRefused(EngineError(refusal), principal: nil, peer: request.peer)
             logger.info("refused WebSocket from \(request.peer): \(refusal.message)")
             return .unauthorized(refusal.message)
         }
@@ -120,6 +121,7 @@ public struct StreamHub {
         guard !connection.isEcho else { return }
         metrics.connectionsAccepted += 1
         metrics.connectionsOpen = connections.count
+        auditOpened(connection.principal, peer: connection.peer)
         logger.info(
             "connection \(id) opened from \(connection.peer) for \(connection.principal.name) (\(connection.principal.role.rawValue))")
         if let (epoch, since) = handshake.resume {
