@@ -193,3 +193,23 @@ def test_the_audit_records_who_did_what_and_no_secret_is_written_anywhere(team):
         assert secret
         for place, text in places.items():
             assert secret not in text, f"a secret in {place}"
+
+
+def test_on_a_cluster_a_key_revoked_is_refused_by_every_node_within_5_s(herald_factory, redis_factory, tmp_path):
+    """Two nodes on a Redis with `requirepass` and an ACL user, reading one users file: a key revoked
+    with `herald keys` is refused on the other node within 5 s too, and a start there records its name."""
+    password = "redis-" + os.urandom(6).hex()
+    redis = redis_factory(configuration=("--requirepass", password, "--user", "herald", "on", f">{password}", "~*", "&*", "+@all"))
+    users = tmp_path / "users.json"
+    key = cli("keys", "add", "deploy-bot", "--role", "operator", users=users)
+    url = f"redis://herald:{password}@127.0.0.1:{redis.port}/2"
+    one = herald_factory("--redis", url, "--node", "n1", "--users", str(users))
+    two = herald_factory("--redis", url, "--node", "n2", "--users", str(users))
+    status, job, _ = Browser(one).call("POST", "/api/jobs", {"kind": "sort", "params": {"count": 10}}, headers=bearer(key))
+    assert status == 202 and job["startedBy"] == "deploy-bot"
+    wait_for(lambda: Browser(two).call("GET", f"/api/jobs/{job['id']}", headers=bearer(key))[0] == 200, what="the job on n2")
+    cli("keys", "revoke", "deploy-bot", users=users)
+    wait_for(lambda: all(Browser(node).call("GET", "/api/session", headers=bearer(key))[0] == 401 for node in (one, two)),
+             timeout=5, interval=0.2, what="both nodes to refuse the revoked key")
+    for node in (one, two):
+        assert password not in node.log() and key not in node.log()
