@@ -219,6 +219,9 @@ public struct StreamHub {
             buffer.append(contentsOf: WebSocketFrame.ping)
             frames += 1
         }
+        // A scoped connection may find no frame of its own among the new ones: its cursor moved past
+        // them, and there is nothing to write.
+        if buffer.isEmpty { return .idle }
         if let oldest { metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6) }
         metrics.framesSent += frames
         metrics.bytesSent += buffer.count
