@@ -165,13 +165,15 @@ enum Help {
         """
 
     static let watch = """
-        Usage: herald watch [--once] [--ca FILE] [URL]
+        Usage: herald watch [--once] [--token TOKEN] [--ca FILE] [URL]
 
         Draws a live bar per job (kind, params, bar, percent, rate, ETA, state), redrawn in place.
         When stdout is not a terminal it prints one line per event instead, so it can be piped.
         Reconnects and resumes by itself. Ctrl-C exits (0). A refused TLS certificate exits 1.
           URL        http://HOST:PORT, https://HOST:PORT, ws:// or wss:// (default ws://127.0.0.1:8080/ws)
           --once     exit when the snapshot has been printed (with a pipe: a listing of jobs)
+          --token T  a key, a JWT or a share link's token, where the server needs one (or $HERALD_TOKEN);
+                     a refused or ended credential exits 1, saying so
           --ca FILE  with https/wss: trust the CA certificates in this PEM file instead of the system's
         """
 

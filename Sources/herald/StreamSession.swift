@@ -50,7 +50,15 @@ final class StreamSession {
                 while !interrupted.isSet {
                     tick()
                     guard let event = client.next(timeout: 0.1) else { continue }
-                    guard case .message(let text) = event else { break }
+                    guard case .message(let text) = event else {
+                        if case .closed(let code?, let reason) = event, code == 4001 || code == 4003 {
+                            // The server ended the connection for its credentials: the same ones would be refused.
+                            fatal =
+                                "the server closed the connection (\(code) \(reason)); run again with fresh credentials (--token or $HERALD_TOKEN)"
+                            return false
+                        }
+                        break
+                    }
                     guard let value = try? JSONParser.parse(text, maxDepth: 64) else { continue }
                     let change = mirror.apply(value)
                     if case .gap = change {
@@ -63,6 +71,9 @@ final class StreamSession {
                     }
                 }
                 self.client = nil
+            } catch let failure as WebSocketClient.Failure where failure.kind == .unauthorized {
+                fatal = "\(failure): give a key or token it accepts with --token (or $HERALD_TOKEN)"
+                return false
             } catch let failure as WebSocketClient.Failure where failure.kind == .tls {
                 let hint = context.tls == .systemTrust ? "; to trust a private CA or a self-signed certificate: --ca FILE" : ""
                 fatal = "\(failure)\(hint)"

@@ -7,14 +7,16 @@ enum WatchCommand {
         let session: StreamSession
         let once: Bool
         do {
-            let arguments = try Arguments(argv, valued: ["ca"], flags: ["help", "once"])
+            let arguments = try Arguments(argv, valued: ["ca", "token"], flags: ["help", "once"])
             if arguments.has("help") {
                 print(Help.watch)
                 return 0
             }
             guard arguments.positionals.count <= 1 else { throw Arguments.UsageError(description: "watch takes one URL at most") }
             let caFile = arguments.last("ca")
-            session = try StreamSession(url: try StreamSession.url(from: arguments.positionals, caFile: caFile), caFile: caFile)
+            session = try StreamSession(
+                url: try StreamSession.url(from: arguments.positionals, caFile: caFile),
+                token: arguments.last("token") ?? ProcessInfo.processInfo.environment["HERALD_TOKEN"], caFile: caFile)
             once = arguments.has("once")
         } catch {
             FileHandle.standardError.write(Data("herald watch: \(error)\n".utf8))

@@ -149,3 +149,14 @@ def test_a_token_scoped_to_one_job_sees_only_it_and_its_connection_ends_at_exp(s
         assert time.time() >= exp, "not before its exp"
     finally:
         connection.close()
+
+
+def test_herald_watch_says_when_its_credentials_are_refused_or_end(server, keys):
+    from testkit import herald_binary
+
+    refused = subprocess.run([str(herald_binary()), "watch", server.ws], capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0 and "credentials (HTTP 401)" in refused.stderr and "--token" in refused.stderr, refused
+    token = rs256(keys, claims(exp=int(time.time()) + 3))
+    ended = subprocess.run([str(herald_binary()), "watch", "--token", token, server.ws], capture_output=True, text=True,
+                           timeout=40)
+    assert ended.returncode != 0 and "4001 credentials expired" in ended.stderr and "fresh credentials" in ended.stderr, ended

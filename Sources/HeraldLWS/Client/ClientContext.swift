@@ -267,6 +267,10 @@ final class ClientService: @unchecked Sendable {
             // mid-handshake (restarting), which the next attempt may get past. lws cannot tell which
             // (its "connect SSL err 1: error:00000001…" text names SSL_ERROR_SSL, not OpenSSL's reason).
             reason = "TLS handshake failed (does the server serve https and wss on this port?)"
+        } else if error.hasPrefix("HS: ws upgrade unauthorized") {
+            // lws's words for a 401 answer to the handshake: the credentials, not the network.
+            connection.failureKind = .unauthorized
+            reason = "the server refused the connection's credentials (HTTP 401)"
         } else {
             reason = error
         }

@@ -10,6 +10,9 @@ public final class WebSocketClient: Sendable {
             /// TLS could not be set up: an unusable CA file, a failed handshake, or a server certificate
             /// that is not trusted or names another host. Trying again does not help.
             case tls
+            /// The server wants other credentials (401 at the handshake): trying again with the same
+            /// ones does not help.
+            case unauthorized
         }
 
         public let description: String
