@@ -11,8 +11,9 @@ import HeraldSupport
 /// When Redis cannot be reached the events wait here and the node is degraded; on reconnecting they
 /// are appended in order. The wait is bounded (`backlogLimit` events, `backlogBytes` of encodings):
 /// past it the oldest progress events go first (a later one replaces them), then the oldest log and
-/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call whose answer was lost with the connection is
-/// sent again, so a batch may be appended twice after a Redis failure (at least once, never lost while waiting).
+/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call
+/// whose answer was lost with the connection is sent again, so a batch may be appended twice after a
+/// Redis failure (at least once, never lost while waiting).
 ///
 /// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
 /// everything else runs on the publisher thread only.
