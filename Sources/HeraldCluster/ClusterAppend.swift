@@ -1,6 +1,6 @@
 import HeraldEngine
 
-/// One event of this node as the append script takes it (`AppendScript`): its encoding, the job it
+/// One event of this node as the append script takes it (`AppendScript.Event`, one of a batch): its encoding, the job it
 /// is about (so Redis can refuse it when the job is no longer this node's), the job's record when the
 /// event is a change of state, and the node's workers when they changed. A value.
 struct ClusterAppend {
@@ -8,14 +8,12 @@ struct ClusterAppend {
     let job: JobID?
     let record: JobRecord?
     let workers: [WorkerInfo]?
-    let settings: ClusterSettings
     /// For a `results` or `log` event: what its items are, how many to keep, and the items.
     let kept: AppendScript.Kept?
     let cap: Int
     let items: [[UInt8]]
 
     init(event: SequencedEvent, settings: ClusterSettings) {
-        self.settings = settings
         encoding = event.json
         job = Self.job(of: event.event)
         if case .job(let record) = event.event { self.record = record } else { record = nil }
@@ -39,15 +37,21 @@ struct ClusterAppend {
         }
     }
 
-    /// The script's call for this event.
-    func call(keys: ClusterKeys, epoch: String) -> AppendScript {
+    /// The event as the append script takes it, one of a batch.
+    var scriptEvent: AppendScript.Event {
+        AppendScript.Event(
+            encoding: encoding, job: job, record: record.map { JSONWriter.encode($0.json) }, kind: record?.kind.rawValue,
+            ended: record?.state.isTerminal == true, workers: workers.map { JSONWriter.encode(.array($0.map(\.json))) }, kept: kept,
+            cap: cap, items: items)
+    }
+
+    /// The script's call for a batch of one node's events, in its order.
+    static func call(_ batch: [ClusterAppend], settings: ClusterSettings, epoch: String) -> AppendScript {
         AppendScript(
-            keys: AppendScript.Keys(keys, kind: record?.kind.rawValue, job: job),
+            keys: AppendScript.Keys(settings.keys),
             args: AppendScript.Args(
-                epoch: epoch, node: settings.node, encoding: encoding, job: job, record: record.map { JSONWriter.encode($0.json) },
-                ended: record?.state.isTerminal == true, maxLength: settings.streamLength,
-                retainedFinished: settings.retainedFinishedJobs, workers: workers.map { JSONWriter.encode(.array($0.map(\.json))) },
-                prefix: keys.prefix, historyJobs: settings.historyJobs, kept: kept, cap: cap, keptResultBytes: settings.keptResultBytes,
-                items: items))
+                epoch: epoch, node: settings.node, maxLength: settings.streamLength, retainedFinished: settings.retainedFinishedJobs,
+                prefix: settings.keys.prefix, historyJobs: settings.historyJobs, keptResultBytes: settings.keptResultBytes,
+                events: batch.map(\.scriptEvent)))
     }
 }

@@ -4,14 +4,16 @@ import HeraldRedis
 import HeraldSupport
 
 /// Appends this node's events to the shared stream, in the order its dispatcher made them, on a
-/// thread of its own with its own Redis connection: a batch at a time, one pipeline of append
-/// scripts per batch (what crosses to Redis is paid per batch, not per event).
+/// thread of its own with its own Redis connection: a batch at a time (what is waiting when it gets
+/// to run, `ClusterBatchBound`), one `append` script call per batch, which Redis runs whole or not at
+/// all (what crosses to Redis, and Redis's own work but the `XADD`s, is paid per batch, not per event).
 ///
 /// When Redis cannot be reached the events wait here and the node is degraded; on reconnecting they
 /// are appended in order. The wait is bounded (`backlogLimit` events, `backlogBytes` of encodings):
 /// past it the oldest progress events go first (a later one replaces them), then the oldest log and
-/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call that failed mid-pipeline is sent again, so an
-/// event may be appended twice after a Redis failure (at least once, never lost while waiting).
+/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call
+/// whose answer was lost with the connection is sent again, so a batch may be appended twice after a
+/// Redis failure (at least once, never lost while waiting).
 ///
 /// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
 /// everything else runs on the publisher thread only.
@@ -50,7 +52,6 @@ final class ClusterPublisher: @unchecked Sendable {
     private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
-    static let batchLimit = 512
 
     init(
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
@@ -151,7 +152,7 @@ final class ClusterPublisher: @unchecked Sendable {
             while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < 1 {
                 _ = condition.wait(until: MonotonicCondition.deadline(after: 0.5))
             }
-            let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
+            let batch = epoch == nil ? [] : Array(pending.prefix(ClusterBatchBound.publisher.size(of: pending)))
             inFlight = batch.count
             let epoch = self.epoch
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
@@ -198,39 +199,39 @@ final class ClusterPublisher: @unchecked Sendable {
         }
     }
 
-    /// Appends the batch with one pipeline; returns how many events are done with (appended, or
-    /// refused for good). On a lost connection, what is left is tried again later.
+    /// Appends the batch with one script call; returns how many events are done with (appended, or
+    /// refused for good). On a lost connection, the batch is tried again later.
     private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
         guard let connection = link.connectionOrPause()?.connection else { return 0 }
-        let calls = batch.map { ClusterAppend(event: $0, settings: settings).call(keys: settings.keys, epoch: epoch) }
+        let call = ClusterAppend.call(batch.map { ClusterAppend(event: $0, settings: settings) }, settings: settings, epoch: epoch)
         let began = MonotonicCondition.now()
-        let replies: [RedisReply]
+        let reply: RedisReply
         do {
-            replies = try connection.evaluateMany(calls)
+            reply = try connection.evaluate(call)
         } catch {
             link.failed(error)
             return 0
         }
         link.worked()
+        if let message = reply.errorMessage, message.hasPrefix("EPOCH") {
+            // Redis lost its data: these events belong to a stream that is gone. The engine
+            // bootstraps a new epoch and appends its running jobs' records again.
+            condition.lock()
+            self.epoch = nil
+            condition.unlock()
+            epochLost()
+            measured(MonotonicCondition.now() - began, [])
+            return batch.count
+        }
         var refused: Set<JobID> = []
-        var lostEpoch = false
-        for (index, reply) in replies.enumerated() {
-            guard let message = reply.errorMessage else { continue }
-            if message.hasPrefix("EPOCH") {
-                // Redis lost its data: these events belong to a stream that is gone. The engine
-                // bootstraps a new epoch and appends its running jobs' records again.
-                condition.lock()
-                self.epoch = nil
-                condition.unlock()
-                epochLost()
-                lostEpoch = true
-                break
+        for (index, answer) in (reply.array ?? []).enumerated() where index < batch.count {
+            if let message = answer.errorMessage, message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) {
+                refused.insert(job)
             }
-            if message.hasPrefix("STALE"), let job = ClusterAppend.job(of: batch[index].event) { refused.insert(job) }
         }
         measured(MonotonicCondition.now() - began, refused.sorted())
         // What Redis took: not the events of jobs that are no longer this node's.
-        if !lostEpoch { appended(batch.filter { event in ClusterAppend.job(of: event.event).map { !refused.contains($0) } ?? true }) }
+        appended(batch.filter { event in ClusterAppend.job(of: event.event).map { !refused.contains($0) } ?? true })
         return batch.count
     }
 }

@@ -39,6 +39,7 @@ final class ClusterTail: @unchecked Sendable {
     private var position: Int64 = 0
     private var controlPosition: String?
     private var needsBootstrap = true
+    static let blockEntries = 5_000
 
     init(settings: ClusterSettings, health: ClusterHealth, makeEpoch: @escaping @Sendable () -> String, handlers: Handlers) {
         self.settings = settings
@@ -137,13 +138,15 @@ final class ClusterTail: @unchecked Sendable {
         }
     }
 
-    /// One `XREAD BLOCK` of both streams.
+    /// One `XREAD BLOCK` of both streams, up to `blockEntries` of the shared one: a node that fell
+    /// behind catches up in a few large reads (Redis's cost is per read as much as per entry), and
+    /// what one read holds stays bounded (about 2 MB of entries).
     private func read(_ connection: RedisConnection) throws(ClusterFailure) {
         let control = settings.keys.control(settings.node)
         let reply: RedisReply
         do {
             reply = try connection.command(
-                "XREAD", "COUNT", "1000", "BLOCK", "1000", "STREAMS", settings.keys.events, control, "\(position)-0",
+                "XREAD", "COUNT", "\(Self.blockEntries)", "BLOCK", "1000", "STREAMS", settings.keys.events, control, "\(position)-0",
                 controlPosition ?? "0-0")
         } catch {
             throw .redis(error)

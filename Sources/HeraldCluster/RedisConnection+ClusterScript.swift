@@ -6,8 +6,4 @@ extension RedisConnection {
         try evaluate(Call.script, keys: call.keyList.map { Array($0.utf8) }, args: call.argList)
     }
 
-    /// Runs every call of one cluster script in one pipeline (`evaluateMany`); replies in order.
-    func evaluateMany<Call: ClusterScript>(_ calls: [Call]) throws(RedisError) -> [RedisReply] {
-        try evaluateMany(Call.script, calls.map { (keys: $0.keyList.map { Array($0.utf8) }, args: $0.argList) })
-    }
 }

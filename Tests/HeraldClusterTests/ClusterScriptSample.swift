@@ -25,13 +25,15 @@ struct ClusterScriptSample {
         let keys = ClusterKeys()
         let job = JobID("j-1")
         let item = Array("{}".utf8)
-        func append(_ items: [[UInt8]]) -> AppendScript {
+        func append(_ events: [AppendScript.Event]) -> AppendScript {
             AppendScript(
-                keys: .init(keys, kind: "search", job: job),
+                keys: .init(keys),
                 args: .init(
-                    epoch: "e", node: "n1", encoding: item, job: job, record: item, ended: true, maxLength: 10, retainedFinished: 10,
-                    workers: item, prefix: keys.prefix, historyJobs: 10, kept: .results, cap: 10, keptResultBytes: 10, items: items))
+                    epoch: "e", node: "n1", maxLength: 10, retainedFinished: 10, prefix: keys.prefix, historyJobs: 10, keptResultBytes: 10,
+                    events: events))
         }
+        let event = AppendScript.Event(
+            encoding: item, job: job, record: item, kind: "search", ended: true, workers: item, kept: .results, cap: 10, items: [item])
         func control(_ fields: [String]) -> ControlScript {
             ControlScript(keys: .init(control: keys.control("n2")), args: .init(keptMilliseconds: 60_000, fields: fields))
         }
@@ -40,7 +42,7 @@ struct ClusterScriptSample {
         }
         return [
             ClusterScriptSample(BootstrapScript(keys: .init(keys), args: .init(freshEpoch: "e"))),
-            ClusterScriptSample(append([]), withTail: append([item, item])),
+            ClusterScriptSample(append([]), withTail: append([event, event])),
             ClusterScriptSample(
                 ReserveScript(
                     keys: .init(keys, kind: "search", requestId: "r"),

@@ -3,8 +3,9 @@ import HeraldTestSupport
 
 /// Which KEYS and ARGV a Lua script reads, from its source: `KEYS[n]` and `ARGV[n]` with a literal
 /// `n`, and ARGV past the named ones (`#ARGV`, `ARGV[i]`, `unpack(ARGV, …)`) with where that tail
-/// begins: the literal of `unpack(ARGV, n` and of a loop `for i = n, …` whose body reads `ARGV[i]`
-/// or `unpack(ARGV, i`. Loop bodies are found by indentation (the scripts' house style: two spaces,
+/// begins: the literal of `unpack(ARGV, n`, of a loop `for i = n, …` whose body reads `ARGV[i]`
+/// or `unpack(ARGV, i`, and of a cursor `local i = n` that the lines after it read ARGV at
+/// (`ARGV[i + 1]`, `unpack(ARGV, i`). Loop bodies are found by indentation (the scripts' house style: two spaces,
 /// `end` under `for`). A read this cannot place (`KEYS` by a computed index) is in `unplaced`.
 struct LuaReads {
     private(set) var keys: Set<Int> = []
@@ -23,6 +24,10 @@ struct LuaReads {
         tailStarts = Set(Self.matches(#"unpack\(ARGV, (\d+)"#, in: source).compactMap { Int($0[1]) })
         let lines = source.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         for (index, line) in lines.enumerated() {
+            if let cursor = Self.matches(#"^\s*local (\w+) = (\d+)$"#, in: line).first, let start = Int(cursor[2]) {
+                let after = lines[(index + 1)...].joined(separator: "\n")
+                if after.contains("ARGV[\(cursor[1])") || after.contains("unpack(ARGV, \(cursor[1])") { tailStarts.insert(start) }
+            }
             guard let loop = Self.matches(#"^(\s*)for (\w+) = (\d+),"#, in: line).first, let start = Int(loop[3]) else { continue }
             let (indent, name) = (loop[1], loop[2])
             var body = line

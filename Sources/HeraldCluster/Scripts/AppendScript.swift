@@ -1,20 +1,26 @@
 import HeraldEngine
 import HeraldRedis
 
-/// Gives one event its place: checks the epoch and, for a job's event, that this node still owns
-/// the job (fencing; a job Redis has never seen, made by the node on its own like a background news
-/// fetch, becomes the node's, under a lease, with its first record); `INCR`s the seq, `XADD`s the
-/// entry `<seq>-0` (trimmed to about `maxLength`), and keeps the job's record, the ended jobs (the
-/// newest `retainedFinished`; a forgotten job's results and log go with it, its record to the
-/// archive, which keeps the newest `historyJobs`), the history's order (a new job's `createdAt`), the
-/// node's workers, and a `results` event's items (up to `cap`) or a `log` event's lines (the last
-/// `cap`) for pages on any node.
+/// Gives a batch of one node's events their places, in order, in one call (Redis runs it alone, so a
+/// batch lands whole or not at all, and no other node's events come between its events): checks the
+/// epoch once and, for each job's event, that this node still owns the job (fencing; a job Redis has
+/// never seen, made by the node on its own like a background news fetch, becomes the node's, under a
+/// lease, with its first record); numbers the events from the stored `seq` on (one read and one write
+/// of `seq` per batch, so `seq` stays gapless: a refused event takes no number), `XADD`s each entry
+/// `<seq>-0` (trimmed to about `maxLength`), and keeps each job's record, the ended jobs (the newest
+/// `retainedFinished`; a forgotten job's results and log go with it, its record to the archive,
+/// which keeps the newest `historyJobs`), the history's order (a new job's `createdAt`), the node's
+/// workers, and a `results` event's items (up to `cap`) or a `log` event's lines (the last `cap`)
+/// for pages on any node.
 /// The results kept are bounded in bytes too (`keptResultBytes`, `--kept-results-bytes`; 0: no
 /// bound), as on a single server: `resultBytes` has each job's, `resultBytesTotal` their sum; when a
 /// job ends over the bound, the oldest finished jobs' results go (their entry becomes -1: pages say
 /// they are no longer kept), the newest always stays.
 /// A job that ended gives up its lease.
-/// Returns the seq, or an error `EPOCH …` (the data is gone) or `STALE …` (the job is not ours).
+/// Redis's own work per event is the `XADD` (and what a change of state keeps): the epoch, `seq` and
+/// each job's owner are read once per batch.
+/// Returns one reply per event, in order: its seq, or an error `STALE …` (the job is not ours); or,
+/// for the whole batch, an error `EPOCH …` (the data is gone).
 struct AppendScript: ClusterScript {
     struct Keys {
         let epoch: String
@@ -25,13 +31,7 @@ struct AppendScript: ClusterScript {
         let created: String
         let finished: String
         let workers: String
-        /// `active(kind)` of the job whose record this is, else a key no script writes.
-        let active: String
         let pending: String
-        /// The event's job's, else keys of job `-` (no job has that id).
-        let results: String
-        let log: String
-        let logFirst: String
         let leases: String
         let leaseOf: String
         let leasedJob: String
@@ -41,12 +41,10 @@ struct AppendScript: ClusterScript {
         let resultBytes: String
         let resultBytesTotal: String
 
-        init(_ keys: ClusterKeys, kind: String?, job: JobID?) {
-            let subject = job?.rawValue ?? "-"
+        init(_ keys: ClusterKeys) {
             (epoch, seq, events, jobs, owner, created, finished) =
                 (keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished)
-            (workers, active, pending) = (keys.workers, keys.active(kind ?? "-"), keys.pending)
-            (results, log, logFirst) = (keys.results(subject), keys.log(subject), keys.logFirst(subject))
+            (workers, pending) = (keys.workers, keys.pending)
             (leases, leaseOf, leasedJob) = (keys.leases, keys.leaseOf, keys.leasedJob)
             (history, archive, archived, resultBytes, resultBytesTotal) =
                 (keys.history, keys.archive, keys.archived, keys.resultBytes, keys.resultBytesTotal)
@@ -59,35 +57,54 @@ struct AppendScript: ClusterScript {
         case log
     }
 
-    struct Args {
-        let epoch: String
-        let node: String
+    /// One event of the batch: ARGV's tail holds each one's fields in this order, then its items.
+    /// The keys of its job (`active:<kind>`, `results:<job>`, `log:<job>`, `logfirst:<job>`) are
+    /// built from the prefix, as the pruning of ended jobs always did.
+    struct Event {
         /// The event's encoding, the stream entry's `e`.
         let encoding: [UInt8]
         /// The job the event is about (only its owner may append it); nil for news and workers.
         let job: JobID?
         /// The job's record (JSON) when the event is a change of its state.
         let record: [UInt8]?
+        /// The job's kind when the event is a change of its state (its `active:<kind>` set).
+        let kind: String?
         /// The record is of a job that ended: it gives up its lease, and finished jobs are pruned.
         let ended: Bool
-        /// About how many entries the stream keeps (`MAXLEN ~`).
-        let maxLength: Int
-        /// How many finished jobs keep their record, results and log.
-        let retainedFinished: Int
         /// The node's workers (JSON) when they changed.
         let workers: [UInt8]?
-        /// The key prefix, for the keys of pruned jobs (their results and logs).
-        let prefix: String
-        /// How many records the archive keeps.
-        let historyJobs: Int
         /// What the event's `items` are, if anything is kept of them.
         let kept: Kept?
         /// How many results a job keeps, or the last log lines.
         let cap: Int
+        /// A `results` event's items or a `log` event's lines (JSON each).
+        let items: [[UInt8]]
+
+        /// Its fields as the Lua reads them: 9 fields, then the items.
+        var argList: [[UInt8]] {
+            [
+                encoding, AppendScript.text(job?.rawValue ?? ""), record ?? [], AppendScript.text(kind ?? "-"),
+                AppendScript.flag(ended), workers ?? [], AppendScript.text(kept?.rawValue ?? ""), AppendScript.number(cap),
+                AppendScript.number(items.count),
+            ] + items
+        }
+    }
+
+    struct Args {
+        let epoch: String
+        let node: String
+        /// About how many entries the stream keeps (`MAXLEN ~`).
+        let maxLength: Int
+        /// How many finished jobs keep their record, results and log.
+        let retainedFinished: Int
+        /// The key prefix, for the keys of each event's job and of pruned jobs.
+        let prefix: String
+        /// How many records the archive keeps.
+        let historyJobs: Int
         /// The bound on all finished jobs' kept results, in bytes (0: none).
         let keptResultBytes: Int
-        /// A `results` event's items or a `log` event's lines (JSON each): ARGV's variadic tail.
-        let items: [[UInt8]]
+        /// The batch, in the node's order: ARGV's variadic tail.
+        let events: [Event]
     }
 
     let keys: Keys
@@ -95,115 +112,149 @@ struct AppendScript: ClusterScript {
 
     var keyList: [String] {
         [
-            keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, keys.active, keys.pending,
-            keys.results, keys.log, keys.logFirst, keys.leases, keys.leaseOf, keys.leasedJob, keys.history, keys.archive, keys.archived,
-            keys.resultBytes, keys.resultBytesTotal,
+            keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, keys.pending,
+            keys.leases, keys.leaseOf, keys.leasedJob, keys.history, keys.archive, keys.archived, keys.resultBytes, keys.resultBytesTotal,
         ]
     }
 
     var argList: [[UInt8]] {
         [
-            Self.text(args.epoch), Self.text(args.node), args.encoding, Self.text(args.job?.rawValue ?? ""), args.record ?? [],
-            Self.flag(args.ended), Self.number(args.maxLength), Self.number(args.retainedFinished), args.workers ?? [],
-            Self.text(args.prefix), Self.number(args.historyJobs), Self.text(args.kept?.rawValue ?? ""), Self.number(args.cap),
-            Self.number(args.keptResultBytes),
-        ] + args.items
+            Self.text(args.epoch), Self.text(args.node), Self.number(args.maxLength), Self.number(args.retainedFinished),
+            Self.text(args.prefix), Self.number(args.historyJobs), Self.number(args.keptResultBytes),
+        ] + args.events.flatMap(\.argList)
     }
 
     static let script = RedisScript(
         name: "append",
         source: ScriptFunctions.grantLease + """
             local function dropResults(id, forget)
-              local bytes = tonumber(redis.call('HGET', KEYS[20], id) or '0')
-              if bytes > 0 then redis.call('DECRBY', KEYS[21], bytes) end
-              if forget then redis.call('HDEL', KEYS[20], id) else redis.call('HSET', KEYS[20], id, -1) end
-              redis.call('DEL', ARGV[10] .. 'results:' .. id)
+              local bytes = tonumber(redis.call('HGET', KEYS[16], id) or '0')
+              if bytes > 0 then redis.call('DECRBY', KEYS[17], bytes) end
+              if forget then redis.call('HDEL', KEYS[16], id) else redis.call('HSET', KEYS[16], id, -1) end
+              redis.call('DEL', ARGV[5] .. 'results:' .. id)
+            end
+            local owners = {}
+            -- A job's owner, read once a batch (false: none); the script itself is all that changes it meanwhile.
+            local function ownerOf(job)
+              if owners[job] == nil then owners[job] = redis.call('HGET', KEYS[5], job) end
+              return owners[job]
+            end
+            -- A job ended at `seq`: the oldest ended jobs beyond those kept are forgotten or archived,
+            -- and finished jobs' results are dropped, oldest first, while over the byte bound.
+            local function pruneEnded(job, seq)
+              local excess = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[4])
+              if excess > 0 then
+                local old = redis.call('ZPOPMIN', KEYS[7], excess)
+                local keep = tonumber(ARGV[6])
+                for i = 1, #old, 2 do
+                  local record = redis.call('HGET', KEYS[4], old[i])
+                  if record and keep > 0 then
+                    redis.call('HSET', KEYS[14], old[i], record)
+                    redis.call('ZADD', KEYS[15], seq, old[i])
+                  else
+                    redis.call('ZREM', KEYS[13], old[i])
+                  end
+                  redis.call('HDEL', KEYS[4], old[i])
+                  redis.call('HDEL', KEYS[5], old[i])
+                  owners[old[i]] = nil
+                  redis.call('ZREM', KEYS[6], old[i])
+                  dropResults(old[i], true)
+                  redis.call('DEL', ARGV[5] .. 'log:' .. old[i], ARGV[5] .. 'logfirst:' .. old[i])
+                end
+                local over = redis.call('ZCARD', KEYS[15]) - keep
+                if over > 0 then
+                  local gone = redis.call('ZPOPMIN', KEYS[15], over)
+                  for i = 1, #gone, 2 do
+                    redis.call('HDEL', KEYS[14], gone[i])
+                    redis.call('ZREM', KEYS[13], gone[i])
+                  end
+                end
+              end
+              local bound = tonumber(ARGV[7])
+              if bound > 0 and tonumber(redis.call('GET', KEYS[17]) or '0') > bound then
+                for _, id in ipairs(redis.call('ZRANGE', KEYS[7], 0, -1)) do
+                  if tonumber(redis.call('GET', KEYS[17]) or '0') <= bound then break end
+                  if id ~= job and tonumber(redis.call('HGET', KEYS[16], id) or '0') > 0 then dropResults(id, false) end
+                end
+              end
             end
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
               return redis.error_reply('EPOCH the stream has a new epoch')
             end
-            local job = ARGV[4]
-            if job ~= '' then
-              local owner = redis.call('HGET', KEYS[5], job)
-              if not owner and ARGV[5] ~= '' and redis.call('HEXISTS', KEYS[4], job) == 0 then
-                -- A job the node made on its own (a background news fetch): its first record makes it the node's.
-                redis.call('HSET', KEYS[5], job, ARGV[2])
-                grantLease(KEYS[14], KEYS[15], KEYS[16], ARGV[2], job)
-                owner = ARGV[2]
-              end
-              if owner ~= ARGV[2] then
-                return redis.error_reply('STALE job ' .. job .. ' is held by ' .. tostring(owner))
-              end
-            end
-            local seq = redis.call('INCR', KEYS[2])
-            redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[7], seq .. '-0', 'n', ARGV[2], 'e', ARGV[3])
-            if ARGV[5] ~= '' then
-              redis.call('HSET', KEYS[4], job, ARGV[5])
-              redis.call('HDEL', KEYS[10], job)
-              if redis.call('ZADD', KEYS[6], 'NX', seq, job) == 1 then
-                redis.call('ZADD', KEYS[17], 'NX', cjson.decode(ARGV[5])['createdAt'] or 0, job)
-              end
-              if ARGV[6] == '1' then
-                dropLease(KEYS[14], KEYS[15], KEYS[16], job)
-                redis.call('SREM', KEYS[9], job)
-                redis.call('ZADD', KEYS[7], 'NX', seq, job)
-                local excess = redis.call('ZCARD', KEYS[7]) - tonumber(ARGV[8])
-                if excess > 0 then
-                  local old = redis.call('ZPOPMIN', KEYS[7], excess)
-                  local keep = tonumber(ARGV[11])
-                  for i = 1, #old, 2 do
-                    local record = redis.call('HGET', KEYS[4], old[i])
-                    if record and keep > 0 then
-                      redis.call('HSET', KEYS[18], old[i], record)
-                      redis.call('ZADD', KEYS[19], seq, old[i])
-                    else
-                      redis.call('ZREM', KEYS[17], old[i])
-                    end
-                    redis.call('HDEL', KEYS[4], old[i])
-                    redis.call('HDEL', KEYS[5], old[i])
-                    redis.call('ZREM', KEYS[6], old[i])
-                    dropResults(old[i], true)
-                    redis.call('DEL', ARGV[10] .. 'log:' .. old[i], ARGV[10] .. 'logfirst:' .. old[i])
-                  end
-                  local over = redis.call('ZCARD', KEYS[19]) - keep
-                  if over > 0 then
-                    local gone = redis.call('ZPOPMIN', KEYS[19], over)
-                    for i = 1, #gone, 2 do
-                      redis.call('HDEL', KEYS[18], gone[i])
-                      redis.call('ZREM', KEYS[17], gone[i])
-                    end
-                  end
+            local node, prefix = ARGV[2], ARGV[5]
+            local first = tonumber(redis.call('GET', KEYS[2]) or '0')
+            local seq = first
+            -- One event: fenced, numbered, added, and what it changes kept. `seq` moves only once its
+            -- entry is in, so an error part-way through one event (caught below) leaves no gap.
+            local function place(encoding, job, record, kind, ended, workers, kept, cap, items, last)
+              if job ~= '' then
+                local owner = ownerOf(job)
+                if not owner and record ~= '' and redis.call('HEXISTS', KEYS[4], job) == 0 then
+                  -- A job the node made on its own (a background news fetch): its first record makes it the node's.
+                  redis.call('HSET', KEYS[5], job, node)
+                  grantLease(KEYS[10], KEYS[11], KEYS[12], node, job)
+                  owner = node
+                  owners[job] = node
                 end
-                local bound = tonumber(ARGV[14])
-                if bound > 0 and tonumber(redis.call('GET', KEYS[21]) or '0') > bound then
-                  for _, id in ipairs(redis.call('ZRANGE', KEYS[7], 0, -1)) do
-                    if tonumber(redis.call('GET', KEYS[21]) or '0') <= bound then break end
-                    if id ~= job and tonumber(redis.call('HGET', KEYS[20], id) or '0') > 0 then dropResults(id, false) end
-                  end
+                if owner ~= node then
+                  return redis.error_reply('STALE job ' .. job .. ' is held by ' .. tostring(owner))
                 end
               end
+              redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], (seq + 1) .. '-0', 'n', node, 'e', encoding)
+              seq = seq + 1
+              if record ~= '' then
+                redis.call('HSET', KEYS[4], job, record)
+                redis.call('HDEL', KEYS[9], job)
+                if redis.call('ZADD', KEYS[6], 'NX', seq, job) == 1 then
+                  redis.call('ZADD', KEYS[13], 'NX', cjson.decode(record)['createdAt'] or 0, job)
+                end
+                if ended == '1' then
+                  dropLease(KEYS[10], KEYS[11], KEYS[12], job)
+                  redis.call('SREM', prefix .. 'active:' .. kind, job)
+                  redis.call('ZADD', KEYS[7], 'NX', seq, job)
+                  pruneEnded(job, seq)
+                end
+              end
+              if workers ~= '' then redis.call('HSET', KEYS[8], node, workers) end
+              if kept == 'results' then
+                local key = prefix .. 'results:' .. job
+                local stop = math.min(last, items - 1 + cap - redis.call('LLEN', key))
+                local added = 0
+                for i = items, stop do
+                  redis.call('RPUSH', key, ARGV[i])
+                  added = added + #ARGV[i]
+                end
+                if added > 0 then
+                  redis.call('HINCRBY', KEYS[16], job, added)
+                  redis.call('INCRBY', KEYS[17], added)
+                end
+              elseif kept == 'log' and last >= items then
+                local key = prefix .. 'log:' .. job
+                redis.call('RPUSH', key, unpack(ARGV, items, last))
+                local over = redis.call('LLEN', key) - cap
+                if over > 0 then
+                  redis.call('LTRIM', key, over, -1)
+                  redis.call('INCRBY', prefix .. 'logfirst:' .. job, over)
+                end
+              end
+              return seq
             end
-            if ARGV[9] ~= '' then redis.call('HSET', KEYS[8], ARGV[2], ARGV[9]) end
-            local cap = tonumber(ARGV[13])
-            if ARGV[12] == 'results' then
-              local last = math.min(#ARGV, 14 + cap - redis.call('LLEN', KEYS[11]))
-              local added = 0
-              for i = 15, last do
-                redis.call('RPUSH', KEYS[11], ARGV[i])
-                added = added + #ARGV[i]
+            local replies = {}
+            -- ARGV's tail: each event's 9 fields, then its items (as many as the 9th says).
+            local at = 8
+            while at <= #ARGV do
+              local encoding, job, record, kind, ended, workers, kept = unpack(ARGV, at, at + 6)
+              local cap, count = tonumber(ARGV[at + 7]), tonumber(ARGV[at + 8])
+              local items, last = at + 9, at + 8 + count
+              at = last + 1
+              local ok, reply = pcall(place, encoding, job, record, kind, ended, workers, kept, cap, items, last)
+              if not ok then
+                -- Not the batch's fault: this event is answered with the error, the others still land.
+                reply = redis.error_reply(type(reply) == 'table' and tostring(reply.err) or tostring(reply))
               end
-              if added > 0 then
-                redis.call('HINCRBY', KEYS[20], job, added)
-                redis.call('INCRBY', KEYS[21], added)
-              end
-            elseif ARGV[12] == 'log' and #ARGV >= 15 then
-              redis.call('RPUSH', KEYS[12], unpack(ARGV, 15))
-              local over = redis.call('LLEN', KEYS[12]) - cap
-              if over > 0 then
-                redis.call('LTRIM', KEYS[12], over, -1)
-                redis.call('INCRBY', KEYS[13], over)
-              end
+              replies[#replies + 1] = reply
             end
-            return seq
+            if seq ~= first then redis.call('SET', KEYS[2], seq) end
+            return replies
             """)
 }

@@ -10,7 +10,8 @@ import HeraldRedis
 /// place that puts them in the order the Lua reads them. `ClusterScriptTests` checks that every index
 /// a script reads is one its type sends, and runs `luacheck` on every script.
 /// Every key a script touches by name is in KEYS (`ClusterKeys`); the few it builds from the prefix
-/// (`active:<kind>`, a pruned job's `results:`/`log:`) are why a cluster needs one Redis server, not a
+/// (`active:<kind>`, a job's `results:`/`log:`/`logfirst:`, as `append` does for each event of a
+/// batch) are why a cluster needs one Redis server, not a
 /// Redis Cluster.
 protocol ClusterScript: Sendable {
     /// The Lua source, and a name for messages. Defined once (a `static let`): connections cache its SHA1.
