@@ -47,6 +47,9 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Told on the publisher thread with each batch Redis took (under the current epoch; without the
     /// events it refused as another node's), in order.
     private let appended: @Sendable ([SequencedEvent]) -> Void
+    /// Told on the publisher thread after each renewal Redis took, with when (monotonic seconds) it
+    /// was sent: the node's leases restarted no earlier than that (`LeaseStanding`).
+    private let renewed: @Sendable (Double) -> Void
     private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
@@ -56,7 +59,7 @@ final class ClusterPublisher: @unchecked Sendable {
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
         measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
         newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {},
-        appended: @escaping @Sendable ([SequencedEvent]) -> Void = { _ in }
+        appended: @escaping @Sendable ([SequencedEvent]) -> Void = { _ in }, renewed: @escaping @Sendable (Double) -> Void = { _ in }
     ) {
         self.settings = settings
         self.health = health
@@ -67,6 +70,7 @@ final class ClusterPublisher: @unchecked Sendable {
         self.newsFetcher = newsFetcher
         self.forgotten = forgotten
         self.appended = appended
+        self.renewed = renewed
     }
 
     func start() {
@@ -179,6 +183,7 @@ final class ClusterPublisher: @unchecked Sendable {
             return false
         }
         let keys = settings.keys
+        let sentAt = MonotonicCondition.now()
         do {
             let answer = try connection.evaluate(
                 RenewScript(
@@ -190,6 +195,7 @@ final class ClusterPublisher: @unchecked Sendable {
             newsFetcher(parts.count == 3 && parts[2].integer == 1)
             if parts.count == 3, parts[1].integer == 1, hasBeaten { forgotten() }
             hasBeaten = true
+            renewed(sentAt)
             return true
         } catch {
             link.failed(error)
