@@ -150,10 +150,12 @@ final class ClusterPublisher: @unchecked Sendable {
     private func run() {
         // Monotonic: a wall clock stepped back must not stop the heartbeats (and the leases with them).
         var lastHeartbeat = -Double.infinity
+        let interval = renewalInterval
         while true {
             condition.lock()
-            while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < 1 {
-                _ = condition.wait(until: MonotonicCondition.deadline(after: 0.5))
+            while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < interval {
+                let untilDue = lastHeartbeat + interval - MonotonicCondition.now()
+                _ = condition.wait(until: MonotonicCondition.deadline(after: min(0.5, max(0, untilDue))))
             }
             let batch = epoch == nil ? [] : Array(pending.prefix(Self.batchLimit))
             inFlight = batch.count
@@ -161,7 +163,7 @@ final class ClusterPublisher: @unchecked Sendable {
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
             condition.unlock()
             if done { break }
-            if MonotonicCondition.now() - lastHeartbeat >= 1, heartbeat() { lastHeartbeat = MonotonicCondition.now() }
+            if MonotonicCondition.now() - lastHeartbeat >= interval, heartbeat() { lastHeartbeat = MonotonicCondition.now() }
             guard let epoch, !batch.isEmpty else { continue }
             let appended = append(batch, epoch: epoch)
             condition.lock()
@@ -174,6 +176,10 @@ final class ClusterPublisher: @unchecked Sendable {
         link.close()
         finished.signal()
     }
+
+    /// Seconds between renewals: one a second, or a quarter of the lease when that is shorter, so a
+    /// renewal is never near half the lease old, when the node stops starting attempts (`LeaseStanding`).
+    var renewalInterval: Double { min(1, settings.nodeTimeoutSeconds / 4) }
 
     /// Renews the leases of the jobs this node holds, tells the cluster it is alive, and takes or
     /// keeps the news fetcher's lease when it wants it (`renew`). Returns whether it did.
