@@ -263,6 +263,10 @@ def test_a_node_cut_off_from_redis_is_degraded_its_job_moves_on_and_after_the_he
                      what="attempt 2 on the other node", timeout=NODE_LEASE + 15)
     assert taken["node"] != name
     assert time.monotonic() - cut_at <= NODE_LEASE + 5 + 5, "taken over within the lease and a few seconds"
+    # Meanwhile the cut node held back: no attempt from half its lease, its running one stopped at the
+    # whole lease (before the other node could take the job over).
+    assert "it starts no attempt until it does" in cut.log()
+    wait_for(lambda: "it stops its 1 running attempt(s)" in cut.log(), what="the cut node stops its attempt", timeout=10)
     watcher = viewers["n2" if cut is lan.n1 else "n1"]
     ended = wait_for(lambda: next((m["job"] for m in watcher.seen() if terminal(m, job)), None), what="the end", timeout=30)
     assert (ended["state"], ended["attempt"]) == ("succeeded", 2), ended
