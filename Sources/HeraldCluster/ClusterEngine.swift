@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import HeraldEngine
 import HeraldRedis
+import HeraldSupport
 
 /// A node of a cluster (`herald serve --redis`): the engine its hub talks to, behind the same
 /// `JobEngine` messages as a single server's `JobDispatcher`.
@@ -35,6 +36,15 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     let reaperTimer = Protected<DispatchSourceTimer?>(nil)
     /// Looks for room for queued jobs once a second (`startClaiming`); guarded by its lock.
     let claimTimer = Protected<DispatchSourceTimer?>(nil)
+    /// How fresh this node's leases are (`ClusterEngine+Leases`): the publisher thread writes it,
+    /// the dispatcher queue and `leaseQueue` read it; guarded by its lock.
+    let leaseStanding: Protected<LeaseStanding>
+    /// The lease's verdict `leaseQueue` acted on last; guarded by its lock.
+    let leaseVerdictSeen = Protected(LeaseStanding.Verdict.holds)
+    /// Watches the lease four times a second (`startLeaseWatch`); guarded by its lock. Its own
+    /// queue: `commandQueue` may be waiting for Redis just when the lease runs out.
+    let leaseTimer = Protected<DispatchSourceTimer?>(nil)
+    let leaseQueue = DispatchQueue(label: "herald.cluster.lease", qos: .userInitiated)
     /// The newest seq a start on this node wrote itself (the `admit` script): answers from the view
     /// wait for it, as for this node's own events. Any thread.
     let admittedThrough = Protected<Int64>(0)
@@ -87,6 +97,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         self.runnable = Set(local.runnableKinds)
         self.clusterLimitedKinds = Self.clusterLimitedKinds(of: runnable, configuration: local.configuration)
         self.commandLink = ClusterLink(.commands, settings: settings, health: health)
+        self.leaseStanding = Protected(LeaseStanding(lease: settings.nodeTimeoutSeconds, since: MonotonicCondition.now()))
         publisher = ClusterPublisher(
             settings: settings, health: health,
             epochLost: { [weak self] in self?.logger("Redis refused an append: the stream has a new epoch") },
@@ -102,7 +113,8 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
                 self?.logger("the other nodes had forgotten this node (it was silent past its lease); its workers are listed again")
                 self?.local.announceWorkers()
             },
-            appended: { [weak self] batch in self?.keepWholeLogsOfFloodedJobs(batch) })
+            appended: { [weak self] batch in self?.keepWholeLogsOfFloodedJobs(batch) },
+            renewed: { [weak self] sentAt in self?.leaseRenewed(sentAt: sentAt) })
         tail = ClusterTail(
             settings: settings, health: health, makeEpoch: JobDispatcher.makeEpoch,
             handlers: ClusterTail.Handlers(
@@ -146,6 +158,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
         tail.start()
         // This node's own jobs from before a crash or a kill: taken back before its first renewal.
         commandQueue.sync { reclaimOwnLeases() }
+        startLeaseWatch()
         publisher.start()
         // After the first renewal is under way: another node takes over only a silent node's deliveries.
         local.mirrorPendingDeliveries { [weak self] deliveries in self?.noteDeliveries(deliveries) }
@@ -156,6 +169,7 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// Stops reading and, once this node's last events are appended (or Redis is unreachable, or
     /// after a few seconds), appending. Thread: any; `HeraldApp.stop` calls it after `local.shutdown`.
     public func close() {
+        stopLeaseWatch()
         stopReaper()
         stopClaiming()
         tail.stop()

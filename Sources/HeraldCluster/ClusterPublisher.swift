@@ -49,6 +49,9 @@ final class ClusterPublisher: @unchecked Sendable {
     /// Told on the publisher thread with each batch Redis took (under the current epoch; without the
     /// events it refused as another node's), in order.
     private let appended: @Sendable ([SequencedEvent]) -> Void
+    /// Told on the publisher thread after each renewal Redis took, with when (monotonic seconds) it
+    /// was sent: the node's leases restarted no earlier than that (`LeaseStanding`).
+    private let renewed: @Sendable (Double) -> Void
     private var hasBeaten = false
     static let backlogLimit = 200_000
     static let backlogBytes = 16 << 20
@@ -57,7 +60,7 @@ final class ClusterPublisher: @unchecked Sendable {
         settings: ClusterSettings, health: ClusterHealth, epochLost: @escaping @Sendable () -> Void,
         measured: @escaping @Sendable (Double, [JobID]) -> Void, wantsNews: Bool = false,
         newsFetcher: @escaping @Sendable (Bool) -> Void = { _ in }, forgotten: @escaping @Sendable () -> Void = {},
-        appended: @escaping @Sendable ([SequencedEvent]) -> Void = { _ in }
+        appended: @escaping @Sendable ([SequencedEvent]) -> Void = { _ in }, renewed: @escaping @Sendable (Double) -> Void = { _ in }
     ) {
         self.settings = settings
         self.health = health
@@ -68,6 +71,7 @@ final class ClusterPublisher: @unchecked Sendable {
         self.newsFetcher = newsFetcher
         self.forgotten = forgotten
         self.appended = appended
+        self.renewed = renewed
     }
 
     func start() {
@@ -147,10 +151,12 @@ final class ClusterPublisher: @unchecked Sendable {
     private func run() {
         // Monotonic: a wall clock stepped back must not stop the heartbeats (and the leases with them).
         var lastHeartbeat = -Double.infinity
+        let interval = renewalInterval
         while true {
             condition.lock()
-            while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < 1 {
-                _ = condition.wait(until: MonotonicCondition.deadline(after: 0.5))
+            while (pending.isEmpty || epoch == nil) && !stopping && MonotonicCondition.now() - lastHeartbeat < interval {
+                let untilDue = lastHeartbeat + interval - MonotonicCondition.now()
+                _ = condition.wait(until: MonotonicCondition.deadline(after: min(0.5, max(0, untilDue))))
             }
             let batch = epoch == nil ? [] : Array(pending.prefix(ClusterBatchBound.publisher.size(of: pending)))
             inFlight = batch.count
@@ -158,7 +164,7 @@ final class ClusterPublisher: @unchecked Sendable {
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
             condition.unlock()
             if done { break }
-            if MonotonicCondition.now() - lastHeartbeat >= 1, heartbeat() { lastHeartbeat = MonotonicCondition.now() }
+            if MonotonicCondition.now() - lastHeartbeat >= interval, heartbeat() { lastHeartbeat = MonotonicCondition.now() }
             guard let epoch, !batch.isEmpty else { continue }
             let appended = append(batch, epoch: epoch)
             condition.lock()
@@ -172,6 +178,10 @@ final class ClusterPublisher: @unchecked Sendable {
         finished.signal()
     }
 
+    /// Seconds between renewals: one a second, or a quarter of the lease when that is shorter, so a
+    /// renewal is never near half the lease old, when the node stops starting attempts (`LeaseStanding`).
+    var renewalInterval: Double { min(1, settings.nodeTimeoutSeconds / 4) }
+
     /// Renews the leases of the jobs this node holds, tells the cluster it is alive, and takes or
     /// keeps the news fetcher's lease when it wants it (`renew`). Returns whether it did.
     private func heartbeat() -> Bool {
@@ -180,6 +190,7 @@ final class ClusterPublisher: @unchecked Sendable {
             return false
         }
         let keys = settings.keys
+        let sentAt = MonotonicCondition.now()
         do {
             let answer = try connection.evaluate(
                 RenewScript(
@@ -191,6 +202,7 @@ final class ClusterPublisher: @unchecked Sendable {
             newsFetcher(parts.count == 3 && parts[2].integer == 1)
             if parts.count == 3, parts[1].integer == 1, hasBeaten { forgotten() }
             hasBeaten = true
+            renewed(sentAt)
             return true
         } catch {
             link.failed(error)

@@ -37,4 +37,15 @@ final class ClusterPublisherTests: XCTestCase {
         XCTAssertLessThan(afterOutput.waiting, afterProgress.waiting + batches.count)
         XCTAssertGreaterThanOrEqual(afterOutput.waiting, 2, "the two job states are never shed")
     }
+
+    /// A renewal is never near half the lease old while Redis answers: with the shortest lease (2 s)
+    /// it renews twice a second, with a long one once a second.
+    func testRenewalsComeAtLeastFourTimesALease() throws {
+        func interval(lease: Double) throws -> Double {
+            let settings = ClusterSettings(address: try RedisAddress("redis://127.0.0.1:1"), node: "n1", nodeTimeoutSeconds: lease)
+            return ClusterPublisher(settings: settings, health: ClusterHealth(), epochLost: {}, measured: { _, _ in }).renewalInterval
+        }
+        XCTAssertEqual(try interval(lease: 2), 0.5)
+        XCTAssertEqual(try interval(lease: 10), 1)
+    }
 }

@@ -29,6 +29,9 @@ final class ClusterHooks {
     private var launchGate: LaunchGate?
     private var gatedKinds: Set<JobKind> = []
     private var gateStates: [JobID: GateState] = [:]
+    /// Asked before every attempt starts (a local run, or one handed to a worker), gated or not;
+    /// nil: always. A cluster node says no while its leases may be lapsing (`LeaseStanding`).
+    var attemptGate: (@Sendable () -> Bool)?
     /// Asked before each background news fetch; nil: always fetch (one node of a cluster fetches).
     var backgroundFetchGate: (@Sendable () -> Bool)?
     /// Asked before a schedule's occurrence fires; nil: fire (a single server). On a cluster one
@@ -61,9 +64,10 @@ final class ClusterHooks {
         return changed
     }
 
-    /// Whether `record` may launch now; asks the gate when it has not yet, and pumps the dispatcher
+    /// Whether `record` may launch now: never while `attemptGate` says no; asks the gate when it has not yet, and pumps the dispatcher
     /// when the gate grants it.
     func allowsLaunch(_ record: JobRecord, in jobs: JobLifecycle) -> Bool {
+        if let attemptGate, !attemptGate() { return false }
         guard let launchGate, gatedKinds.contains(record.kind) else { return true }
         switch gateStates[record.id] {
         case .cleared: return true

@@ -66,6 +66,28 @@ extension JobDispatcher {
         }
     }
 
+    /// No attempt starts (here or on a worker) while `mayStart` says no; `attemptsMayStart` pumps
+    /// once it says yes again. `mayStart` is asked on `queue` and must not wait.
+    public func gateAttempts(on mayStart: @escaping @Sendable () -> Bool) {
+        queue.async { [jobs] in jobs.cluster.attemptGate = mayStart }
+    }
+
+    /// The attempt gate says yes again: the queued jobs start.
+    public func attemptsMayStart() {
+        queue.async { [jobs] in jobs.pump() }
+    }
+
+    /// Stops every attempt this dispatcher runs (a local run's cancel flag, a worker's `cancel`):
+    /// a cluster node whose leases may have lapsed, since another node may run the jobs now. Returns
+    /// (in `reply`, on `queue`) the jobs it stopped.
+    public func stopRunningAttempts(reply: @escaping @Sendable ([JobID]) -> Void = { _ in }) {
+        queue.async { [jobs] in
+            let running = jobs.table.all.filter { $0.state == .running }.map(\.id)
+            for id in running { jobs.requestCancel(id) }
+            reply(running)
+        }
+    }
+
     /// Background fetches (`--news-interval`) happen only while `gate` says so.
     public func gateBackgroundFetches(_ gate: @escaping @Sendable () -> Bool) {
         queue.async { [jobs] in jobs.cluster.backgroundFetchGate = gate }
