@@ -209,7 +209,7 @@ enum Help {
           --for DURATION  how long the link works, like 30m, 12h or 7d (default 1d; at most 30d)
           --token TOKEN   an operator's or admin's key or JWT, or the control token (or $HERALD_TOKEN)
           URL             the server (default http://127.0.0.1:8080)
-        Revoke a link with DELETE /api/shares/ID, or every link with POST /api/shares/revoke-all.
+        Revoke a link with DELETE /api/shares/ID, or every link with DELETE /api/shares.
         """
 
     static let work = """

@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from testkit import REPO_ROOT, Herald
+from testkit import REPO_ROOT, Herald, wait_for
 
 from .dashboard_page import Dashboard
 
@@ -180,7 +180,10 @@ def herald(tmp_path):
 def test_the_share_page_shows_the_job_with_the_dashboards_row_and_no_controls(herald, browser):
     status, job = herald.json("POST", "/api/jobs", {"kind": "sort", "params": {"count": 20000}})
     assert status == 202
-    token = token_for(job["id"], int(time.time()) + 3600)
+    # A real link: the server checks the token the page connects with.
+    made = wait_for(lambda: (lambda answer: answer[1] if answer[0] == 201 else None)(
+        herald.json("POST", f"/api/jobs/{job['id']}/share")), what="a share link, once the server knows the job")
+    token = made["token"]
     page = Dashboard(browser(), herald.url + "share.html?t=" + token)
     page.open()  # the status says live: the page connected with the link
     row = f'#jobs .job-row[data-job-id="{job["id"]}"]'

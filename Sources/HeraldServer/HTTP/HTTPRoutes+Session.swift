@@ -77,7 +77,7 @@ extension HTTPRoutes {
             // Its open connections close within a sweep (4003).
             access.noteRevocation()
         }
-        var response = HTTPResponse(status: 204, contentType: "text/plain; charset=utf-8", body: [])
+        var response = HTTPResponse.json(["signedOut": true])
         response.headers.append(("set-cookie:", SessionCookie.clearing(secure: call.services.scheme == "https")))
         return response
     }

@@ -3,13 +3,13 @@ import HeraldEngine
 
 /// Share links (docs/security.md): an operator makes a signed, expiring, view-only link to one job;
 /// admins list them and revoke one or all; a link's creator may revoke its own. Answered by the hub
-/// (`ShareLinkStore`), not the engine.
+/// (`ShareLinkStore`), not the engine. `DELETE /api/shares` revokes them all (a new key).
 extension HTTPRoutes {
     static let sharing: [HTTPEndpoint] = [
         HTTPEndpoint("POST /api/jobs/{id}/share", handle: { .respond(share($0)) }),
         HTTPEndpoint("GET /api/shares", handle: { .respond(listShares($0)) }),
         HTTPEndpoint("DELETE /api/shares/{id}", handle: { .respond(revokeShare($0)) }),
-        HTTPEndpoint("POST /api/shares/revoke-all", handle: { .respond(revokeAllShares($0)) }),
+        HTTPEndpoint("DELETE /api/shares", handle: { .respond(revokeAllShares($0)) }),
     ]
 
     /// How long a link lasts when the request does not say (`for`).
@@ -24,7 +24,17 @@ extension HTTPRoutes {
         if let error = call.reach(job) { return .error(error) }
         guard call.services.isKnown(job) else { return .error(EngineError(.notFound, "no job \(job) among the jobs this server holds")) }
         var lifetime = defaultShareLifetime
-        let text = call.request.query["for"] ?? (try? JSONParser.parse(call.request.body))?["for"]?.stringValue
+        var text = call.request.query["for"]
+        if !call.request.body.isEmpty {
+            // A body is optional, but one that is there must be what the API says: {"for": "1h"}.
+            guard let body = try? JSONParser.parse(call.request.body), let object = body.objectValue else {
+                return .error(EngineError(.badJSON, "the body, when there is one, is a JSON object like {\"for\": \"1h\"}"))
+            }
+            if let value = object["for"] {
+                guard let given = value.stringValue else { return .error(.badRequest(field: "for", "must be a string like \"1h\"")) }
+                text = given
+            }
+        }
         if let text {
             guard let parsed = DurationText.parse(text) else {
                 return .error(.badRequest(field: "for", "\"\(text)\" is not a duration; use a number and s, m, h or d, like 1h or 7d"))
