@@ -80,6 +80,7 @@ export function socketURL(url) {
  * - `status`: `{ state, retryAt, attempt }`, state 'connecting', 'live', 'reconnecting', 'offline' or 'closed'
  * - `open`: a connection is live; `close`: it ended (`{ code, reason }`), a reconnect follows unless closed
  * - `auth`: the answer to an `auth` (`{ token, reply }`)
+ * - `health`: this server's own state (`{ status: 'ok' | 'degraded', reason }`), when it changes
  */
 export class HeraldClient extends EventTarget {
   /** @param {string} url `ws://host:port/ws`, or the server's `http://host:port/` @param {HeraldClientOptions} [options] */
@@ -111,6 +112,8 @@ export class HeraldClient extends EventTarget {
     /** @type {number | null} the seq of the last event delivered */
     this.seq = null;
     this.resumeAsked = false;
+    /** Whether the last snapshot said this stream is scoped (its `seq` has holes by design). */
+    this.scoped = false;
     /** @type {Map<string, Job>} every job the server has told of (oldest first; the oldest finished ones are dropped past 500) */
     this.jobs = new Map();
     /** @type {Record<string, any>} the last snapshot's `limits` */
@@ -357,11 +360,17 @@ export class HeraldClient extends EventTarget {
       this.seq = typeof message.seq === 'number' ? message.seq : null;
       this.resumeAsked = false;
       this.limits = isObject(message.limits) ? message.limits : {};
+      // A scoped stream (a share link, a key or token naming jobs or kinds) has holes in `seq` by design.
+      this.scoped = isObject(message.scope);
       this.jobs = new Map();
       for (const job of Array.isArray(message.jobs) ? message.jobs : []) {
         if (isJob(job)) this.jobs.set(job.id, job);
       }
       this.emit('snapshot', message);
+      return;
+    }
+    if (message.type === 'health') {
+      this.emit('health', message); // this node's own state, outside the stream: no seq
       return;
     }
     if (REPLY_TYPES.has(message.type) && typeof message.requestId === 'string') {
@@ -373,7 +382,7 @@ export class HeraldClient extends EventTarget {
     }
     if (typeof message.seq !== 'number' || this.seq === null) return; // pong, or a message of no use here
     if (message.seq <= this.seq) return; // delivered already
-    if (message.seq > this.seq + 1) {
+    if (message.seq > this.seq + 1 && !this.scoped) {
       // Cannot happen on one connection, per the protocol; if it does, ask for what is missing (once).
       if (!this.resumeAsked && this.epoch !== null) {
         this.resumeAsked = true;

@@ -37,6 +37,19 @@ export function mount({ store, api }) {
     if (what === 'status') draw(store.status);
   });
   $('reconnect-now').addEventListener('click', () => api.client.retryNow());
+  // This server's own trouble (docs/protocol.md, "health"): said beside the connection's status.
+  api.client.addEventListener('health', (event) => {
+    const { status, reason } = /** @type {CustomEvent} */ (event).detail;
+    const note = $('health-note');
+    const degraded = status === 'degraded';
+    setText(
+      note,
+      degraded
+        ? 'This server is degraded (' + (typeof reason === 'string' ? reason : 'no reason given') + '): new jobs may be refused and what you see may be behind.'
+        : '',
+    );
+    show(note, degraded);
+  });
   setInterval(() => {
     if (store.status.state === 'reconnecting' && store.status.retryAt) draw(store.status);
   }, 250);

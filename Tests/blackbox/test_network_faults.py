@@ -255,6 +255,10 @@ def test_a_node_cut_off_from_redis_is_degraded_its_job_moves_on_and_after_the_he
                               what="/healthz degraded", timeout=NODE_LEASE + 10)
     assert health["status"] == "degraded" and "redis" in health["reason"].lower(), health
     assert metric(cut, 'herald_cluster_degraded') == 1
+    # ... and so does the stream, to its own viewers (the dashboard's banner), outside `seq`.
+    said = wait_for(lambda: next((m for m in received(viewers[name]) if m.get("type") == "health"), None),
+                    what="the cut node's viewers told it is degraded", timeout=10)
+    assert said["status"] == "degraded" and "redis" in said["reason"].lower() and "seq" not in said, said
     status, refused = lan.start(cut, "sturdy", {"n": 3})
     assert status == 503 and refused["code"] == "unavailable", refused
     # The job's lease runs out; the other node takes it over and runs it to its end.
@@ -273,6 +277,8 @@ def test_a_node_cut_off_from_redis_is_degraded_its_job_moves_on_and_after_the_he
     assert all(viewer.thread.is_alive() for viewer in viewers.values()), "the cut node's viewers stayed connected"
     lan.network.heal(cut_host, lan.redis_host)
     wait_for(lambda: cut.json("GET", "/healthz")[0] == 200, what="healthy again", timeout=30)
+    wait_for(lambda: [m for m in received(viewers[name]) if m.get("type") == "health"][-1]["status"] == "ok",
+             what="the cut node's viewers told it is well again", timeout=10)
     # Fenced: Redis refused the cut node's buffered writes about the job it lost, and it stopped its copy.
     wait_for(lambda: "is no longer this node's" in cut.log(), what="the cut node stops its copy", timeout=20)
     assert metric(cut, "herald_cluster_stale_writes_total") >= 1

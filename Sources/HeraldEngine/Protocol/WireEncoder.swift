@@ -145,4 +145,10 @@ public enum WireEncoder {
     }
 
     public static let pong: [UInt8] = JSONWriter.encode(["type": "pong"])
+
+    /// This node's health (docs/protocol.md, "health"): `degraded` with its reason, or `ok`.
+    public static func health(degraded reason: String?) -> [UInt8] {
+        guard let reason else { return JSONWriter.encode(["type": "health", "status": "ok"]) }
+        return JSONWriter.encode(["type": "health", "status": "degraded", "reason": .string(reason)])
+    }
 }

@@ -12,12 +12,14 @@ public enum HubTicket: Sendable, Equatable {
     case page(ConnectionID, job: String, requestId: String?)
     /// An HTTP exchange waiting for the engine.
     case http(ConnectionID, HTTPQuery)
+    /// The engine's health, asked once a sweep (`StreamHub+Health`).
+    case health
 
     /// Snapshots and resumes must be in step with the events around them.
     var isOrdered: Bool {
         switch self {
         case .snapshot, .resume: return true
-        case .command, .page, .http: return false
+        case .command, .page, .http, .health: return false
         }
     }
 }

@@ -220,6 +220,8 @@ extension StreamHub {
                 metrics.countCommand("page", outcome: error.code.rawValue)
                 if let connection = connections[id] { reply(connection, WireEncoder.error(error, requestId: requestId), into: &actions) }
             }
+        case (.health, .statistics(let statistics)):
+            healthAnswered(statistics, into: &actions)
         case (.http(let id, let query), _):
             guard pendingHTTP.remove(id) != nil else { return }
             if let principal = query.principal, case .job(let result) = engineReply {
@@ -302,6 +304,7 @@ extension StreamHub {
 
     func appendSnapshot(_ frame: [UInt8], seq: Int64, to connection: HubConnection) {
         connection.outbox.append(OutboundFrame(kind: .snapshot(seq: seq), bytes: frame))
+        followSnapshotWithHealth(connection)
         goLive(connection, after: seq)
         connection.releaseHeldReplies()
     }

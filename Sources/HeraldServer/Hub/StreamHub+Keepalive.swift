@@ -34,6 +34,7 @@ extension StreamHub {
     public mutating func sweepKeepalive(now: Double, into actions: inout [HubAction]) {
         uptime = now
         followCredentials(into: &actions)
+        askHealth(into: &actions)
         let pingAfter = Double(configuration.pingAfterSeconds)
         let hangupAfter = Double(configuration.hangupAfterSeconds)
         for (id, connection) in connections where !connection.isDropped {

@@ -20,6 +20,10 @@ public struct StreamHub {
     /// The kind of each job the stream has told of lately, for connections scoped to kinds: progress,
     /// log and results events name only their job (`JobKinds`).
     var jobKinds = JobKinds()
+    /// Why this node is degraded, as its viewers were last told; nil: well (`StreamHub+Health`).
+    var degradedReason: String?
+    /// Whether a health question is on its way to the engine.
+    var healthAsked = false
     let api: HTTPAPI
     /// The engine's epoch, for `/healthz`.
     let epoch: String

@@ -112,6 +112,7 @@ class EventStream:
         self._delays = backoff_delays(reconnect_delay, max_reconnect_delay)
         self._epoch: str | None = since.epoch if since else None
         self._seq = since.seq if since else 0
+        self._scoped = False
         self._connection: ClientConnection | None = None
         # Guards `_connection` against `close` from another thread.
         self._lock = threading.Lock()
@@ -185,13 +186,15 @@ class EventStream:
         if kind == "snapshot":
             self._epoch = str(message.get("epoch"))
             self._seq = int(message.get("seq", 0))
+            # A scoped stream (a share link's, a key's naming jobs or kinds) has holes in seq by design.
+            self._scoped = isinstance(message.get("scope"), dict)
             return Event("snapshot", self._seq, self._epoch, message)
         seq = message.get("seq")
         if not isinstance(seq, int) or not isinstance(kind, str) or self._epoch is None:
             return None  # a reply (pong, accepted, error): not part of the stream
         if seq <= self._seq:
             return None  # already handed out
-        if seq != self._seq + 1:
+        if seq != self._seq + 1 and not self._scoped:
             logger.warning("herald: expected seq %d, got %d; resuming", self._seq + 1, seq)
             self._drop(connection)
             return None
