@@ -162,4 +162,16 @@ final class ScopedStreamTests: XCTestCase {
         XCTAssertEqual(harness.written(3).end, .idle, "a credential still there keeps its connection")
         XCTAssertEqual(harness.hub.metrics.credentialCloses, 2)
     }
+
+    func testAWorkerKeyPresentedInHelloIsFollowedLikeAnyOther() {
+        let worker = Principal(name: "gpu-1", role: .worker, source: .key(name: "gpu-1"))
+        var (harness, access) = harness(["w": worker, "vic": Self.viewer])
+        live(&harness, 1, token: "vic", jobs: [])
+        _ = harness.written(1)
+        harness.send(1, #"{"type":"hello","role":"worker","name":"gpu-1","kinds":["encode"],"slots":1,"version":1,"token":"w"}"#)
+        XCTAssertTrue(harness.take().contains { if case .attachWorker(1, _) = $0 { return true } else { return false } })
+        access.replaceVerifiers([Tokens(principals: ["vic": Self.viewer])])
+        harness.hub.sweepKeepalive(now: 1, into: &harness.actions)
+        XCTAssertEqual(harness.written(1).end, .close(code: 4003, reason: "credentials revoked"), "its key revoked, the worker goes")
+    }
 }

@@ -36,6 +36,8 @@ extension StreamHub {
                     ))
             }
         }
+        // The worker's own credential from now on: a revoked worker key closes its connection (4003).
+        connection.principal = worker
         metrics.countCommand("hello", outcome: "ok")
         // A worker needs its directives, not the event stream: whatever of the stream it was sent or
         // was waiting for is dropped, and replies held for the first snapshot go out now.
