@@ -36,9 +36,10 @@ extension StreamHub {
             // Nor sign this browser in to an account of its choosing.
             return respond(id, .error(EngineError(.forbidden, "a sign-in from \(origin) is not taken")), into: &actions)
         }
+        // One copy of the map for the request's closures (a value: the hub goes on changing its own).
+        let kinds = jobKinds
         var reach: (String) -> EngineError? = { _ in nil }
         if case .success(let known) = principal, !known.scope.isUnlimited {
-            let kinds = jobKinds
             reach = { job in
                 let id = JobID(job)
                 if let jobs = known.scope.jobs, !jobs.contains(job) { return EngineError(.notFound, "no job \(job)") }
@@ -48,7 +49,6 @@ extension StreamHub {
                 return nil
             }
         }
-        let kinds = jobKinds
         let services = HubServices(
             shareLinks: configuration.shareLinks, sessions: configuration.sessions, audit: configuration.audit, access: access,
             isKnown: { kinds[JobID($0)] != nil },
