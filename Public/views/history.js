@@ -1,5 +1,5 @@
 // Herald dashboard — the job history: past and current jobs from `GET /api/jobs?state=&kind=&before=&limit=`
-// (docs/rest.md), newest first, filtered by kind and state and paged with the server's `next` cursor; and the
+// (docs/rest.md), newest first, filtered by kind, state and who started them, and paged with the server's `next` cursor; and the
 // last hour's timeline (timeline.js) of the same jobs plus the live ones.
 //
 // The live stream says when jobs change; the list is then fetched again a second after the first change (a
@@ -7,7 +7,7 @@
 // server is not asked more often as more jobs run. Rows already shown follow the stream at once. The timeline fetches the last hour once per
 // snapshot; after that the stream keeps it current (finished jobs do not change).
 import * as fmt from '../format.js';
-import { $, button, inNextFrame, isHidden, part, select, setText, show } from '../dom.js';
+import { $, button, inNextFrame, input, isHidden, part, select, setText, show } from '../dom.js';
 import { isActiveState, isFinalState, isObject } from '../store.js';
 import { kindName, paramsSummary, startedByText, stateClass, summaryText } from '../words.js';
 import { HOUR_MS, Timeline } from './timeline.js';
@@ -16,20 +16,23 @@ import { HOUR_MS, Timeline } from './timeline.js';
 /** @typedef {import('../types.js').Job} Job */
 /** @typedef {import('../store.js').Store} Store */
 /** @typedef {import('../api.js').Api} Api */
-/** @typedef {{ kind: string, states: string[], limit: number }} Filter */
+/** @typedef {{ kind: string, states: string[], startedBy: string, limit: number }} Filter */
 
 const STATES = ['running', 'queued', 'waiting', 'succeeded', 'failed', 'cancelled', 'interrupted'];
 const DEBOUNCE_MS = 1000; // a burst of job events is one request
 const MIN_INTERVAL_MS = 3000; // and refetches are at least this far apart
+const TYPING_MS = 400; // a name typed into "Started by" applies this long after the last key
 const TIMELINE_PAGE = 500;
 const TIMELINE_PAGES = 2; // at most 1,000 jobs for the picture; it draws the newest 60 anyway
 
-// The query of one page: `filter` is { kind, states, limit }; all states or no kind means no filter there.
+// The query of one page: `filter` is { kind, states, startedBy, limit }; all states, no kind or no name
+// means no filter there. `startedBy` is matched whole by the server (a user, a key's name, `schedule:NAME`).
 /** @param {Filter} filter @param {string | null} before */
 function listQuery(filter, before) {
   const parts = ['limit=' + filter.limit];
   if (filter.kind) parts.push('kind=' + encodeURIComponent(filter.kind));
   if (filter.states.length < STATES.length) parts.push('state=' + filter.states.map(encodeURIComponent).join(','));
+  if (filter.startedBy) parts.push('startedBy=' + encodeURIComponent(filter.startedBy));
   if (before) parts.push('before=' + encodeURIComponent(before));
   return parts.join('&');
 }
@@ -78,6 +81,11 @@ class HistoryView {
     this.pageInfo = $('history-page-info');
     this.kindSelect = select('history-kind');
     this.limitSelect = select('history-limit');
+    this.startedByInput = input('history-by');
+    /** @type {Set<string>} every `startedBy` seen, offered as the field's suggestions */
+    this.starters = new Set();
+    /** the name the list shown (or on its way) was asked for */
+    this.appliedStartedBy = '';
     /** @type {HTMLInputElement[]} */
     this.stateBoxes = Array.from(document.querySelectorAll('#history-states input[type="checkbox"]'));
     this.timeline = new Timeline($('timeline'), $('timeline-note'), (kind) => this.kindTitle(kind));
@@ -102,6 +110,16 @@ class HistoryView {
     this.timelineAgain = false;
 
     $('history-filters').addEventListener('change', () => this.filterChanged());
+    // A name applies a moment after typing stops, as well as on Enter or leaving the field ('change').
+    /** @type {number | null} */
+    this.typingTimer = null;
+    this.startedByInput.addEventListener('input', () => {
+      if (this.typingTimer !== null) window.clearTimeout(this.typingTimer);
+      this.typingTimer = window.setTimeout(() => {
+        this.typingTimer = null;
+        if (this.startedByInput.value.trim() !== this.appliedStartedBy) this.filterChanged();
+      }, TYPING_MS);
+    });
     $('history-filters').addEventListener('submit', (event) => event.preventDefault());
     $('history-refresh').addEventListener('click', () => this.refreshNow());
     $('history-older').addEventListener('click', () => this.older());
@@ -148,6 +166,7 @@ class HistoryView {
   // changed (a new job, one leaving a state filter), so the page is fetched again, later.
   /** @param {Job} job @param {boolean} created @param {Job | null} previous */
   jobChanged(job, created, previous) {
+    this.learnStarters([job]);
     if (this.shown.has(job.id)) {
       this.shown.set(job.id, job);
       const row = part(this.rows, 'tr[data-job-id="' + CSS.escape(job.id) + '"]');
@@ -182,7 +201,8 @@ class HistoryView {
   filter() {
     const states = this.stateBoxes.filter((box) => box.checked).map((box) => box.value);
     const limit = Number(this.limitSelect.value);
-    return { kind: this.kindSelect.value, states, limit: Number.isInteger(limit) && limit > 0 ? limit : 50 };
+    const startedBy = this.startedByInput.value.trim();
+    return { kind: this.kindSelect.value, states, startedBy, limit: Number.isInteger(limit) && limit > 0 ? limit : 50 };
   }
 
   // Fetches the page shown (cursors' last) now; a reply to an earlier request that is still on its way is
@@ -192,6 +212,7 @@ class HistoryView {
     this.list.generation += 1;
     const generation = this.list.generation;
     const filter = this.filter();
+    this.appliedStartedBy = filter.startedBy;
     if (filter.states.length === 0) {
       this.list.controller = null;
       this.drawRows([]);
@@ -228,7 +249,7 @@ class HistoryView {
     this.drawRows(reply.jobs);
     if (reply.jobs.length > 0) this.showEmpty(null);
     else if (this.cursors.length > 1) this.showEmpty('No older jobs.');
-    else if (filter.kind || filter.states.length < STATES.length) this.showEmpty('No jobs match these filters.');
+    else if (filter.kind || filter.startedBy || filter.states.length < STATES.length) this.showEmpty('No jobs match these filters.');
     else this.showEmpty('No jobs yet.');
     this.drawPager();
   }
@@ -247,7 +268,7 @@ class HistoryView {
     let before = null;
     try {
       for (let page = 0; page < TIMELINE_PAGES; page += 1) {
-        const reply = await this.api.jobs(listQuery({ kind: '', states: STATES, limit: TIMELINE_PAGE }, before));
+        const reply = await this.api.jobs(listQuery({ kind: '', states: STATES, startedBy: '', limit: TIMELINE_PAGE }, before));
         for (const job of reply.jobs) found.set(job.id, job);
         const oldest = reply.jobs[reply.jobs.length - 1];
         if (!reply.next || !oldest || !(oldest.createdAt >= since)) break;
@@ -323,8 +344,26 @@ class HistoryView {
       fragment.append(row);
     }
     this.rows.replaceChildren(fragment);
+    this.learnStarters(jobs);
     this.table.dataset.count = String(jobs.length);
     show(this.table, jobs.length > 0);
+  }
+
+  // Names the "Started by" field suggests: whoever started a job this page has seen.
+  /** @param {Job[]} jobs */
+  learnStarters(jobs) {
+    let learned = false;
+    for (const job of jobs) {
+      if (typeof job.startedBy === 'string' && job.startedBy && !this.starters.has(job.startedBy)) {
+        this.starters.add(job.startedBy);
+        learned = true;
+      }
+    }
+    if (!learned) return;
+    const options = Array.from(this.starters)
+      .sort()
+      .map((name) => new Option(name, name));
+    $('history-by-names').replaceChildren(...options);
   }
 
   /** @param {HTMLElement} row @param {Job} job @param {number} now */

@@ -79,6 +79,32 @@ def test_a_viewer_watches_an_operator_starts_and_signing_out_ends_it(team, brows
     operator.wait(lambda d: d.current_url.endswith("/signin.html"), message="the session is gone")
 
 
+def test_the_history_lists_the_jobs_of_whoever_is_named_in_started_by(team, browser):
+    server, key = team
+    bots = [rest(server, "POST", "/api/jobs", key, {"kind": "sort", "params": {"count": 10 + i}})["id"] for i in range(2)]
+    page = sign_in(browser(), server, "ann")
+    mine = page.start_search(NEEDLE)
+
+    def shown():
+        return set(page.js("return Array.from(document.querySelectorAll('#history-rows tr'), (r) => r.dataset.jobId)"))
+
+    def settled():
+        return page.js("return !document.getElementById('history-table').hasAttribute('aria-busy')")
+
+    page.wait(lambda d: {mine, *bots} <= shown(), message="the history does not list both people's jobs")
+    page.wait(lambda d: {"ann", "bot"} <= set(page.js(
+        "return Array.from(document.querySelectorAll('#history-by-names option'), (o) => o.value)")),
+        message="the field does not suggest the names of those who started jobs")
+
+    page.by_id("history-by").send_keys("bot")
+    page.wait(lambda d: settled() and shown() == set(bots), message="naming bot did not list only bot's jobs")
+    page.by_id("history-by").clear()
+    page.by_id("history-by").send_keys("nobody")
+    page.wait(lambda d: settled() and page.by_id("history-empty").text == "No jobs match these filters.",
+              message="a name nobody used does not say that no job matches")
+    assert shown() == set()
+
+
 def test_a_share_link_shows_one_job_to_a_stranger_until_revoked_or_expired(team, browser):
     server, key = team
     shown = rest(server, "POST", "/api/jobs", key, {"kind": "sort", "params": {"count": 1000}})["id"]
