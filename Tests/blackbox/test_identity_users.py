@@ -172,6 +172,8 @@ def test_the_audit_records_who_did_what_and_no_secret_is_written_anywhere(team):
     origin = {"Origin": server.url.rstrip("/")}
     job = ann.call("POST", "/api/jobs", {"kind": "search", "params": {"query": "needle"}}, headers=origin)[1]
     Browser(server).call("POST", "/api/jobs", {"kind": "sort", "params": {"count": 5}}, headers=bearer(key))
+    for _ in range(3):
+        assert Browser(server).call("GET", "/api/jobs", headers=bearer(key))[0] == 200
     share = ann.call("POST", f"/api/jobs/{job['id']}/share", headers=origin)
     assert ann.call("GET", "/api/audit")[0] == 403, "the audit is for admins"
     root.sign_in("root", PASSWORDS["root"])
@@ -181,6 +183,9 @@ def test_the_audit_records_who_did_what_and_no_secret_is_written_anywhere(team):
     wait_for(lambda: {"signin", "signin_failed", "start", "refused"} <= {each["event"] for each in events()}, what="the audit")
     started = [each for each in events() if each["event"] == "start"]
     assert started and started[0]["actor"] == "ann" and started[0]["job"] == job["id"], started
+    # The key's four REST calls within a minute are one line: who used which key, from where.
+    used = [each for each in events() if each["event"] == "key_used" and each["actor"] == "ci"]
+    assert len(used) == 1 and used[0]["address"] == "127.0.0.1", used
     secrets = [*PASSWORDS.values(), key, ann.cookie, root.cookie]
     if share[0] == 201:
         secrets.append(share[1]["token"])

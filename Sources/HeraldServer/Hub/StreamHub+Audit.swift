@@ -20,6 +20,28 @@ extension StreamHub {
         }
     }
 
+    /// A REST request made with a key or a JWT: recorded once a minute per credential and address, so
+    /// the trail shows who uses which key from where without a line per poll of a busy client.
+    mutating func auditRESTUse(_ principal: Principal, peer: String) {
+        switch principal.source {
+        case .key, .jwt: break
+        default: return
+        }
+        let key = "\(principal.name)\u{0}\(peer)"
+        if let last = restUseAudited[key], uptime - last < Self.restUseAuditInterval { return }
+        restUseAudited[key] = uptime
+        audit(.credentialUsed(principal, address: peer, at: WallClock.millis()))
+    }
+
+    /// Seconds between two records of one credential's REST use from one address.
+    static let restUseAuditInterval = 60.0
+
+    /// Forgets the REST uses recorded more than an interval ago (the keepalive sweep, once a second).
+    mutating func forgetOldRESTUses() {
+        guard !restUseAudited.isEmpty else { return }
+        restUseAudited = restUseAudited.filter { uptime - $0.value < Self.restUseAuditInterval }
+    }
+
     /// A start or cancel the engine took, by whoever asked.
     func auditTaken(_ type: String, _ record: JobRecord, by principal: Principal, peer: String?) {
         let now = WallClock.millis()

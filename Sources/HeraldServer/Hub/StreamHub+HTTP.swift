@@ -17,6 +17,7 @@ extension StreamHub {
             bearer: PresentedCredentials.bearer(fromAuthorization: request.authorization) ?? request.query["t"],
             sessionCookie: SessionCookie.value(in: request.cookie), proxyUser: request.proxyUser, peerAddress: request.peer)
         let principal = access.authenticate(credentials)
+        if case .success(let known) = principal { auditRESTUse(known, peer: request.peer) }
         if case .failure = principal, request.method == "GET", request.path == "/" || request.path == "/index.html" {
             // A browser without a session is shown the sign-in page, not a dashboard that cannot connect.
             return respond(id, .redirect(to: "/signin.html"), into: &actions)

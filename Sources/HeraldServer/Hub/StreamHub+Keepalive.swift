@@ -34,6 +34,7 @@ extension StreamHub {
     public mutating func sweepKeepalive(now: Double, into actions: inout [HubAction]) {
         uptime = now
         followCredentials(into: &actions)
+        forgetOldRESTUses()
         askHealth(into: &actions)
         let pingAfter = Double(configuration.pingAfterSeconds)
         let hangupAfter = Double(configuration.hangupAfterSeconds)
