@@ -1,6 +1,8 @@
-"""deploy/: the systemd units pass `systemd-analyze verify`, and the Dockerfile builds what exists."""
+"""deploy/: the systemd units pass `systemd-analyze verify`, and the Dockerfile builds what exists and
+installs, in the image it runs in, the package of every C library the binary links."""
 
 import re
+from pathlib import Path
 import shutil
 import subprocess
 
@@ -49,3 +51,42 @@ def test_unit_and_dockerfile_use_flags_the_binary_has():
             assert flag in help_text, f"{name} uses {flag}, which `herald serve --help` does not list"
     dockerfile = (REPO_ROOT / "deploy" / "Dockerfile").read_text()
     assert "USER herald" in dockerfile and "HEALTHCHECK" in dockerfile and "/healthz" in dockerfile
+
+
+def dockerfile_stages():
+    """The Dockerfile's stages, each as its text from one FROM to the next."""
+    text = (REPO_ROOT / "deploy" / "Dockerfile").read_text().replace("\\\n", " ")
+    return re.split(r"^FROM ", text, flags=re.MULTILINE)[1:]
+
+
+def installed_by(stage):
+    """The packages a stage's `apt-get install` commands name."""
+    return {word for line in stage.splitlines() if "apt-get install" in line
+            for word in line.split("apt-get install", 1)[1].split("&&")[0].split() if not word.startswith("-")}
+
+
+@pytest.mark.skipif(shutil.which("dpkg") is None or shutil.which("ldd") is None, reason="needs dpkg and ldd")
+def test_the_image_installs_the_package_of_every_c_library_the_binary_links():
+    # The libraries the system-library modules link (Sources/C*/module.modulemap), as the binary resolves them.
+    linked = {name for path in (REPO_ROOT / "Sources").glob("C*/module.modulemap")
+              for name in re.findall(r'link "([^"]+)"', path.read_text())}
+    assert {"websockets", "hiredis", "crypto", "argon2"} <= linked
+    resolved = dict(re.findall(r"^\s*(lib\S+?)\.so\S* => (\S+)", subprocess.run(["ldd", str(herald_binary())], capture_output=True,
+                                                                               text=True, check=True).stdout, flags=re.MULTILINE))
+    build, run = dockerfile_stages()[0], dockerfile_stages()[-1]
+
+    def package_of(path):
+        found = subprocess.run(["dpkg", "-S", path], capture_output=True, text=True).stdout
+        if not found and not path.startswith("/usr/"):  # /lib of a merged /usr
+            found = subprocess.run(["dpkg", "-S", "/usr" + path], capture_output=True, text=True).stdout
+        return found.split(":")[0]
+
+    for name in sorted(linked) + ["curl"]:
+        path = resolved.get("lib" + name)
+        assert path, f"the binary does not link lib{name}: {sorted(resolved)}"
+        package = package_of(path)
+        assert package in installed_by(run), f"lib{name} comes from {package}, which the image it runs in does not install"
+        if name != "curl":
+            # The unversioned lib*.so the linker finds belongs to the -dev package, which brings the headers.
+            development = package_of(str(Path(path).parent / f"lib{name}.so"))
+            assert development in installed_by(build), f"the build stage does not install {development} (lib{name})"
