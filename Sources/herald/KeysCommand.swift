@@ -60,18 +60,18 @@ enum KeysCommand {
             lifetime = seconds
         }
         let access = try UsersFileAccess.locate(arguments, usage: usageText)
-        let created = !access.exists
-        var file = try access.load(creating: true)
         let now = Int64(Date().timeIntervalSince1970.rounded(.down))
         let key = APIKey.generate()
         let entry = UsersFile.Key(
             name: name, role: role, kinds: kinds, hash: key.storedHash, createdAt: now, expiresAt: lifetime.map { now + $0 })
-        do {
-            try file.add(entry)
-        } catch {
-            throw UsersFileAccess.fail(1, "\(access.path): \(error); nothing was changed")
+        let created = try access.edit(creating: true) { (file, isNew) throws(UsersFileAccess.Exit) in
+            do {
+                try file.add(entry)
+            } catch {
+                throw UsersFileAccess.fail(1, "\(access.path): \(error); nothing was changed")
+            }
+            return isNew
         }
-        try access.save(file)
         let scope = kinds.map { "kinds \($0.joined(separator: ","))" } ?? "every kind"
         let until = entry.expiresAt.map { "until \(UsersFile.timestamp($0))" } ?? "until revoked"
         UsersFileAccess.note(
@@ -95,12 +95,12 @@ enum KeysCommand {
     private static func revoke(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
         let name = try UsersFileAccess.name(arguments, command: "revoke", usage: usageText)
         let access = try UsersFileAccess.locate(arguments, usage: usageText)
-        var file = try access.load()
-        guard file.removeKey(named: name) else {
-            let known = file.keys.map(\.name).joined(separator: ", ")
-            throw UsersFileAccess.fail(1, "\(access.path) has no key named \"\(name)\" (its keys: \(known.isEmpty ? "none" : known))")
+        try access.edit { (file, _) throws(UsersFileAccess.Exit) in
+            guard file.removeKey(named: name) else {
+                let known = file.keys.map(\.name).joined(separator: ", ")
+                throw UsersFileAccess.fail(1, "\(access.path) has no key named \"\(name)\" (its keys: \(known.isEmpty ? "none" : known))")
+            }
         }
-        try access.save(file)
         UsersFileAccess.note("revoked key \(name) in \(access.path)")
     }
 

@@ -62,14 +62,14 @@ enum UsersCommand {
         }
         let hash = Argon2id.hash(password: password)
         // Read again: the file may have changed while the password was typed.
-        let created = !access.exists
-        var file = try access.load(creating: true)
-        do {
-            try file.add(UsersFile.User(name: name, role: role, passwordHash: hash))
-        } catch {
-            throw UsersFileAccess.fail(1, "\(access.path): \(error); nothing was changed")
+        let created = try access.edit(creating: true) { (file, isNew) throws(UsersFileAccess.Exit) in
+            do {
+                try file.add(UsersFile.User(name: name, role: role, passwordHash: hash))
+            } catch {
+                throw UsersFileAccess.fail(1, "\(access.path): \(error); nothing was changed")
+            }
+            return isNew
         }
-        try access.save(file)
         UsersFileAccess.note(
             "\(created ? "created \(access.path) with" : "added") user \(name) (\(role.rawValue))\(created ? "" : " to \(access.path)")")
     }
@@ -77,12 +77,12 @@ enum UsersCommand {
     private static func remove(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
         let name = try UsersFileAccess.name(arguments, command: "remove", usage: usageText)
         let access = try UsersFileAccess.locate(arguments, usage: usageText)
-        var file = try access.load()
-        guard file.removeUser(named: name) else {
-            let known = file.users.map(\.name).joined(separator: ", ")
-            throw UsersFileAccess.fail(1, "\(access.path) has no user named \"\(name)\" (its users: \(known.isEmpty ? "none" : known))")
+        try access.edit { (file, _) throws(UsersFileAccess.Exit) in
+            guard file.removeUser(named: name) else {
+                let known = file.users.map(\.name).joined(separator: ", ")
+                throw UsersFileAccess.fail(1, "\(access.path) has no user named \"\(name)\" (its users: \(known.isEmpty ? "none" : known))")
+            }
         }
-        try access.save(file)
         UsersFileAccess.note("removed user \(name) from \(access.path)")
     }
 

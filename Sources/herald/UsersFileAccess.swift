@@ -34,6 +34,27 @@ struct UsersFileAccess {
         }
     }
 
+    /// Reads the file, lets `change` edit it and writes it back, holding an exclusive `flock` on the
+    /// file's folder throughout: two commands run at once (two `keys add` in a deploy script) each see
+    /// the other's edit instead of the last writer's file silently dropping the first one's. The folder,
+    /// not the file, because each save replaces the file (a lock on the old one would not hold the next
+    /// command out) and a lock file would be left behind. `change` gets whether the file is being
+    /// created. Nothing is written when `change` throws.
+    func edit<Result>(creating: Bool = false, _ change: (inout UsersFile, _ isNew: Bool) throws(Exit) -> Result) throws(Exit) -> Result {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Self.fail(2, "cannot open \(folder): \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw Self.fail(2, "cannot lock \(folder): \(String(cString: strerror(errno)))") }
+        }
+        let isNew = !exists
+        var file = try load(creating: creating)
+        let result = try change(&file, isNew)
+        try save(file)
+        return result
+    }
+
     func save(_ file: UsersFile) throws(Exit) {
         do {
             try file.save(path: path)

@@ -190,3 +190,22 @@ def test_terminal_password_is_asked_twice_without_echo(tmp_path):
     code, shown = run_in_terminal(["users", "add", "bob", "--role", "viewer", "--users", str(users)], [PASSWORD, PASSWORD + "!"])
     assert code == 1 and "the two passwords differ; nothing was changed" in shown, shown
     assert users.read_bytes() == original
+
+
+def test_commands_run_at_once_each_keep_their_edit(tmp_path):
+    # A deploy script that adds keys in parallel: every key ends in the file (each edit holds a lock on the
+    # file's folder from its read to its write), none is dropped by a writer that read the file before another wrote.
+    users = tmp_path / "users.json"
+    env = {key: value for key, value in os.environ.items() if key != "HERALD_USERS"}
+    names = [f"bot{index}" for index in range(12)]
+    runs = [subprocess.Popen([str(herald_binary()), "keys", "add", name, "--role", "viewer", "--users", str(users)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for name in names]
+    for run in runs:
+        out, err = run.communicate(timeout=60)
+        assert run.returncode == 0, err
+    assert sorted(key["name"] for key in json.loads(users.read_text())["keys"]) == sorted(names)
+    removals = [subprocess.Popen([str(herald_binary()), "keys", "revoke", name, "--users", str(users)],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env) for name in names[:6]]
+    for run in removals:
+        assert run.wait(timeout=60) == 0
+    assert sorted(key["name"] for key in json.loads(users.read_text())["keys"]) == sorted(names[6:])
