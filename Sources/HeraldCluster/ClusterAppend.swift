@@ -45,13 +45,14 @@ struct ClusterAppend {
             cap: cap, items: items)
     }
 
-    /// The script's call for a batch of one node's events, in its order.
-    static func call(_ batch: [ClusterAppend], settings: ClusterSettings, epoch: String) -> AppendScript {
+    /// The script's call for a batch of one node's events, in its order, under its ticket (`retry`:
+    /// the same batch was sent with this ticket before and its answer lost).
+    static func call(_ batch: [ClusterAppend], settings: ClusterSettings, epoch: String, ticket: String, retry: Bool) -> AppendScript {
         AppendScript(
             keys: AppendScript.Keys(settings.keys),
             args: AppendScript.Args(
                 epoch: epoch, node: settings.node, maxLength: settings.streamLength, retainedFinished: settings.retainedFinishedJobs,
                 prefix: settings.keys.prefix, historyJobs: settings.historyJobs, keptResultBytes: settings.keptResultBytes,
-                events: batch.map(\.scriptEvent)))
+                ticket: ticket, retry: retry, events: batch.map(\.scriptEvent)))
     }
 }

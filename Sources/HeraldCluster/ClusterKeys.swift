@@ -54,6 +54,9 @@ public struct ClusterKeys: Sendable, Equatable {
     public var resultBytes: String { prefix + "resultbytes" }
     /// The sum of `resultBytes`' sizes.
     public var resultBytesTotal: String { prefix + "resultbytestotal" }
+    /// Node → the ticket of its last appended batch and the jobs that batch was refused for: a batch
+    /// sent again after its answer was lost is recognised and not appended twice.
+    public var appended: String { prefix + "appended" }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }

@@ -11,9 +11,10 @@ import HeraldSupport
 /// When Redis cannot be reached the events wait here and the node is degraded; on reconnecting they
 /// are appended in order. The wait is bounded (`backlogLimit` events, `backlogBytes` of encodings):
 /// past it the oldest progress events go first (a later one replaces them), then the oldest log and
-/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A call
-/// whose answer was lost with the connection is sent again, so a batch may be appended twice after a
-/// Redis failure (at least once, never lost while waiting).
+/// results batches (counted in `shed`); a job's changes of state, news and workers never go. A batch
+/// whose answer was lost with the connection is sent again, the same events under the same ticket, and
+/// the script recognises it when it had landed: each event is appended exactly once, never lost while
+/// waiting.
 ///
 /// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
 /// everything else runs on the publisher thread only.
@@ -25,8 +26,15 @@ final class ClusterPublisher: @unchecked Sendable {
     private let condition = MonotonicCondition()
     private var pending: [SequencedEvent] = []
     private var pendingBytes = 0
-    /// The first `inFlight` of `pending` are being appended now: the bound never drops them.
+    /// The first `inFlight` of `pending` are being appended now, or were sent and their answer lost:
+    /// the bound never drops them.
     private var inFlight = 0
+    /// Unique to this publisher's life, so no ticket of an earlier run of the node matches one of this.
+    private let incarnation = String(UInt64.random(in: 1...UInt64.max), radix: 36)
+    /// Batches sent so far: the second half of the next ticket. Publisher thread only.
+    private var batchesSent: UInt64 = 0
+    /// The batch whose answer was lost: its ticket and size, sent again as it was. Publisher thread only.
+    private var unanswered: (ticket: String, count: Int)?
     /// Events dropped by the bound.
     private var shed = 0
     private var epoch: String?
@@ -158,8 +166,9 @@ final class ClusterPublisher: @unchecked Sendable {
                 let untilDue = lastHeartbeat + interval - MonotonicCondition.now()
                 _ = condition.wait(until: MonotonicCondition.deadline(after: min(0.5, max(0, untilDue))))
             }
-            let batch = epoch == nil ? [] : Array(pending.prefix(ClusterBatchBound.publisher.size(of: pending)))
-            inFlight = batch.count
+            let size = unanswered.map { min($0.count, pending.count) } ?? ClusterBatchBound.publisher.size(of: pending)
+            let batch = epoch == nil ? [] : Array(pending.prefix(size))
+            inFlight = max(batch.count, unanswered?.count ?? 0)
             let epoch = self.epoch
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
             condition.unlock()
@@ -171,7 +180,7 @@ final class ClusterPublisher: @unchecked Sendable {
             let settled = min(appended, pending.count)
             pendingBytes -= pending.prefix(settled).reduce(0) { $0 + $1.json.count }
             pending.removeFirst(settled)
-            inFlight = 0
+            inFlight = settled == 0 ? (unanswered?.count ?? 0) : 0
             condition.unlock()
         }
         link.close()
@@ -212,18 +221,30 @@ final class ClusterPublisher: @unchecked Sendable {
     }
 
     /// Appends the batch with one script call; returns how many events are done with (appended, or
-    /// refused for good). On a lost connection, the batch is tried again later.
+    /// refused for good). On a lost connection, the batch is tried again later: when the call had been
+    /// sent, the same batch under the same ticket (`unanswered`), so that it is not appended twice.
     private func append(_ batch: [SequencedEvent], epoch: String) -> Int {
         guard let connection = link.connectionOrPause()?.connection else { return 0 }
-        let call = ClusterAppend.call(batch.map { ClusterAppend(event: $0, settings: settings) }, settings: settings, epoch: epoch)
+        let ticket: String
+        if let unanswered {
+            ticket = unanswered.ticket
+        } else {
+            batchesSent += 1
+            ticket = "\(incarnation):\(batchesSent)"
+        }
+        let call = ClusterAppend.call(
+            batch.map { ClusterAppend(event: $0, settings: settings) }, settings: settings, epoch: epoch, ticket: ticket,
+            retry: unanswered != nil)
         let began = MonotonicCondition.now()
         let reply: RedisReply
         do {
             reply = try connection.evaluate(call)
         } catch {
             link.failed(error)
+            unanswered = (ticket, batch.count)
             return 0
         }
+        unanswered = nil
         link.worked()
         if let message = reply.errorMessage, message.hasPrefix("EPOCH") {
             // Redis lost its data: these events belong to a stream that is gone. The engine

@@ -28,13 +28,18 @@ final class AppendScriptTests: XCTestCase {
             workers: nil, kept: kept, cap: cap, items: items.map { Array($0.utf8) })
     }
 
-    private func append(_ events: [AppendScript.Event], epoch: String = "e", on connection: RedisConnection) throws -> RedisReply {
-        try connection.evaluate(
+    private var tickets = 0
+
+    private func append(
+        _ events: [AppendScript.Event], epoch: String = "e", ticket: String? = nil, retry: Bool = false, on connection: RedisConnection
+    ) throws -> RedisReply {
+        tickets += 1
+        return try connection.evaluate(
             AppendScript(
                 keys: .init(keys),
                 args: .init(
                     epoch: epoch, node: "n1", maxLength: 1000, retainedFinished: 10, prefix: keys.prefix, historyJobs: 10,
-                    keptResultBytes: 0, events: events)))
+                    keptResultBytes: 0, ticket: ticket ?? "test:\(tickets)", retry: retry, events: events)))
     }
 
     /// The stream's entries: id and encoding.
@@ -69,6 +74,29 @@ final class AppendScriptTests: XCTestCase {
         let next = try XCTUnwrap(try append([event("a"), event("b", job: mine)], on: connection).array)
         XCTAssertEqual(next.map(\.integer), [4, 5])
         XCTAssertEqual(try stream(connection).map(\.0), ["1-0", "2-0", "3-0", "4-0", "5-0"])
+    }
+
+    func testABatchSentAgainAfterALostAnswerIsAnsweredAsBeforeAndNotAppendedTwice() throws {
+        let connection = try connect()
+        let batch = [event("created", job: mine, record: #"{"createdAt":5}"#), event("theirs", job: theirs), event("progress", job: mine)]
+        let first = try XCTUnwrap(try append(batch, ticket: "run1:1", on: connection).array)
+        XCTAssertEqual(first[0].integer, 1)
+        XCTAssertEqual(first[1].errorMessage?.hasPrefix("STALE"), true)
+        // The answer was lost with the connection: the publisher sends the same batch, same ticket.
+        let again = try XCTUnwrap(try append(batch, ticket: "run1:1", retry: true, on: connection).array, "a reply per event")
+        XCTAssertEqual(again.count, 3)
+        XCTAssertEqual(again[0].integer, 0, "recognised: no seq given again")
+        XCTAssertEqual(again[1].errorMessage?.hasPrefix("STALE job j-2"), true, "refused as it was the first time: \(again[1])")
+        XCTAssertEqual(again[2].integer, 0)
+        XCTAssertEqual(try stream(connection).map(\.1), ["created", "progress"], "nothing appended twice")
+        XCTAssertEqual(try connection.command("GET", keys.seq).string, "2")
+
+        // A retry of a batch that never landed (its ticket is not the node's last) is appended.
+        let lost = try XCTUnwrap(try append([event("next")], ticket: "run1:2", retry: true, on: connection).array)
+        XCTAssertEqual(lost.map(\.integer), [3])
+        // And a ticket of an earlier run of the node does not match this run's batches.
+        XCTAssertEqual(try append([event("after")], ticket: "run2:2", retry: true, on: connection).array?.map(\.integer), [4])
+        XCTAssertEqual(try stream(connection).map(\.1), ["created", "progress", "next", "after"])
     }
 
     func testAnotherEpochRefusesTheWholeBatch() throws {

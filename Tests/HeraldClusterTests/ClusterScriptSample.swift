@@ -30,7 +30,7 @@ struct ClusterScriptSample {
                 keys: .init(keys),
                 args: .init(
                     epoch: "e", node: "n1", maxLength: 10, retainedFinished: 10, prefix: keys.prefix, historyJobs: 10, keptResultBytes: 10,
-                    events: events))
+                    ticket: "i:1", retry: false, events: events))
         }
         let event = AppendScript.Event(
             encoding: item, job: job, record: item, kind: "search", ended: true, workers: item, kept: .results, cap: 10, items: [item])

@@ -19,8 +19,11 @@ import HeraldRedis
 /// A job that ended gives up its lease.
 /// Redis's own work per event is the `XADD` (and what a change of state keeps): the epoch, `seq` and
 /// each job's owner are read once per batch.
-/// Returns one reply per event, in order: its seq, or an error `STALE …` (the job is not ours); or,
-/// for the whole batch, an error `EPOCH …` (the data is gone).
+/// Each batch carries a ticket (the publisher's incarnation and the batch's number), kept per node with
+/// the jobs the batch was refused for: a batch sent again because its answer was lost (`retry`) whose
+/// ticket is the node's last is answered as it was the first time, and nothing is appended twice.
+/// Returns one reply per event, in order: its seq (0 for a batch recognised as already appended), or
+/// an error `STALE …` (the job is not ours); or, for the whole batch, an error `EPOCH …` (the data is gone).
 struct AppendScript: ClusterScript {
     struct Keys {
         let epoch: String
@@ -40,6 +43,7 @@ struct AppendScript: ClusterScript {
         let archived: String
         let resultBytes: String
         let resultBytesTotal: String
+        let appended: String
 
         init(_ keys: ClusterKeys) {
             (epoch, seq, events, jobs, owner, created, finished) =
@@ -48,6 +52,7 @@ struct AppendScript: ClusterScript {
             (leases, leaseOf, leasedJob) = (keys.leases, keys.leaseOf, keys.leasedJob)
             (history, archive, archived, resultBytes, resultBytesTotal) =
                 (keys.history, keys.archive, keys.archived, keys.resultBytes, keys.resultBytesTotal)
+            appended = keys.appended
         }
     }
 
@@ -103,6 +108,10 @@ struct AppendScript: ClusterScript {
         let historyJobs: Int
         /// The bound on all finished jobs' kept results, in bytes (0: none).
         let keptResultBytes: Int
+        /// This batch's ticket: unique for the node's life (its incarnation and the batch's number).
+        let ticket: String
+        /// The same batch was sent before and its answer lost: it may have been appended.
+        let retry: Bool
         /// The batch, in the node's order: ARGV's variadic tail.
         let events: [Event]
     }
@@ -114,13 +123,15 @@ struct AppendScript: ClusterScript {
         [
             keys.epoch, keys.seq, keys.events, keys.jobs, keys.owner, keys.created, keys.finished, keys.workers, keys.pending,
             keys.leases, keys.leaseOf, keys.leasedJob, keys.history, keys.archive, keys.archived, keys.resultBytes, keys.resultBytesTotal,
+            keys.appended,
         ]
     }
 
     var argList: [[UInt8]] {
         [
             Self.text(args.epoch), Self.text(args.node), Self.number(args.maxLength), Self.number(args.retainedFinished),
-            Self.text(args.prefix), Self.number(args.historyJobs), Self.number(args.keptResultBytes),
+            Self.text(args.prefix), Self.number(args.historyJobs), Self.number(args.keptResultBytes), Self.text(args.ticket),
+            Self.flag(args.retry),
         ] + args.events.flatMap(\.argList)
     }
 
@@ -181,7 +192,24 @@ struct AppendScript: ClusterScript {
             if redis.call('GET', KEYS[1]) ~= ARGV[1] then
               return redis.error_reply('EPOCH the stream has a new epoch')
             end
-            local node, prefix = ARGV[2], ARGV[5]
+            local node, prefix, ticket = ARGV[2], ARGV[5], ARGV[8]
+            if ARGV[9] == '1' then
+              local last = redis.call('HGET', KEYS[18], node)
+              if last and string.sub(last, 1, #ticket + 1) == ticket .. '\\n' then
+                -- Appended already: answered again as then (seq 0), with the jobs it was refused for.
+                local refused = {}
+                for job in string.gmatch(string.sub(last, #ticket + 2), '[^\\n]+') do refused[job] = true end
+                local again = {}
+                local at = 10
+                while at <= #ARGV do
+                  local job = ARGV[at + 1]
+                  at = at + 9 + tonumber(ARGV[at + 8])
+                  if refused[job] then again[#again + 1] = redis.error_reply('STALE job ' .. job .. ' is held by another node')
+                  else again[#again + 1] = 0 end
+                end
+                return again
+              end
+            end
             local first = tonumber(redis.call('GET', KEYS[2]) or '0')
             local seq = first
             -- One event: fenced, numbered, added, and what it changes kept. `seq` moves only once its
@@ -240,8 +268,9 @@ struct AppendScript: ClusterScript {
               return seq
             end
             local replies = {}
+            local refusedJobs = {}
             -- ARGV's tail: each event's 9 fields, then its items (as many as the 9th says).
-            local at = 8
+            local at = 10
             while at <= #ARGV do
               local encoding, job, record, kind, ended, workers, kept = unpack(ARGV, at, at + 6)
               local cap, count = tonumber(ARGV[at + 7]), tonumber(ARGV[at + 8])
@@ -252,9 +281,13 @@ struct AppendScript: ClusterScript {
                 -- Not the batch's fault: this event is answered with the error, the others still land.
                 reply = redis.error_reply(type(reply) == 'table' and tostring(reply.err) or tostring(reply))
               end
+              if type(reply) == 'table' and reply.err and string.sub(reply.err, 1, 5) == 'STALE' then
+                refusedJobs[#refusedJobs + 1] = job
+              end
               replies[#replies + 1] = reply
             end
             if seq ~= first then redis.call('SET', KEYS[2], seq) end
+            redis.call('HSET', KEYS[18], node, ticket .. '\\n' .. table.concat(refusedJobs, '\\n'))
             return replies
             """)
 }
