@@ -106,6 +106,13 @@ final class WorkerAgent {
         let hello = WorkerHello(name: name, kinds: kinds.keys.sorted(), slots: slots, token: token, params: params)
         client.send(bytes: hello.json)
         var lastSent = ContinuousClock.now
+        // Self-fencing (docs/workers.md): when the server answers beats, the send time of the last
+        // beat it answered is when its lease on this worker's runs surely still ran; past half a lease
+        // after that without an answer, the runs are stopped before the server gives them to another.
+        var answersBeats = false
+        var beatsUnanswered: [ContinuousClock.Instant] = []
+        var renewedAt = lastSent
+        var lastBeat = lastSent
         var accepted = false
         var drainSent = false
         sessionWasAccepted = false
@@ -118,9 +125,25 @@ final class WorkerAgent {
                 }
                 for report in reports { client.send(bytes: report.json) }
                 if !reports.isEmpty { lastSent = .now }
-                if ContinuousClock.now - lastSent >= .milliseconds(Int(lease * 1000 / 3)) {
+                if answersBeats, ContinuousClock.now - lastBeat >= .milliseconds(Int(lease * 1000 / 4)) {
+                    // Whatever else was sent: only an answered beat shows the lease renewed.
+                    client.send(bytes: WorkerReport.beat.json)
+                    (lastSent, lastBeat) = (.now, .now)
+                    beatsUnanswered.append(lastBeat)
+                } else if !answersBeats, ContinuousClock.now - lastSent >= .milliseconds(Int(lease * 1000 / 3)) {
                     client.send(bytes: WorkerReport.beat.json)
                     lastSent = .now
+                }
+                let unanswered = ContinuousClock.now - renewedAt
+                if answersBeats, !runs.isEmpty, unanswered >= .milliseconds(Int(lease * 1000 / 2)) {
+                    let seconds = String(format: "%.1f", unanswered / .seconds(1))
+                    for run in runs.values where !run.isFinished {
+                        say(
+                            "job \(run.job) attempt \(run.attempt): no answer from the server for \(seconds) s; stopping it before "
+                                + "its lease can run out and the job go to another worker")
+                        run.abandon()
+                    }
+                    return .lost("no answer from the server for \(seconds) s")
                 }
                 if interrupted.isSet, !drainSent {
                     client.send(bytes: WorkerReport.drain.json)
@@ -147,11 +170,15 @@ final class WorkerAgent {
                     accepted = true
                     sessionWasAccepted = true
                     lease = Double(value["lease"]?.intValue ?? 30)
+                    answersBeats = value["answersBeats"]?.boolValue == true
+                    lastBeat = .now
                     say("working for \(url) as \(name): \(kinds.keys.sorted().joined(separator: ", ")) (\(slots) slot(s))")
                 case "error" where !accepted:
                     let message = value["message"]?.stringValue ?? "refused"
                     if value["code"]?.stringValue == ErrorCode.shuttingDown.rawValue { return .lost(message) }
                     return .refused(message)
+                case "beat" where accepted:
+                    if !beatsUnanswered.isEmpty { renewedAt = beatsUnanswered.removeFirst() }
                 case "assign":
                     assign(value)
                 case "cancel":

@@ -72,6 +72,8 @@ final class RemoteWorkers {
             if report == .drain {
                 pool.drain(session)
                 announceIfChanged(jobs)
+            } else if report == .beat {
+                directives(.beat)
             }
             return
         }

@@ -2,8 +2,11 @@
 /// message on that worker's connection; `drop` closes it.
 public enum WorkerDirective: Sendable, Equatable {
     /// The `hello` was taken: the worker may be assigned jobs, and must send something every
-    /// `lease` seconds (a `beat` at a third of it).
+    /// `lease` seconds (a `beat` at a third of it). Says `answersBeats`: each `beat` is answered.
     case accepted(name: String, lease: Int)
+    /// The answer to a worker's `beat`: the server had its lease renewed when it read the beat, so a
+    /// worker knows how long its runs are surely still its own (docs/workers.md, self-fencing).
+    case beat
     /// Run this job (its object: id, kind, validated params, attempt) as attempt `attempt`.
     case assign(JobRecord, attempt: Int, lease: Int)
     /// End this attempt: kill the program's process group, then answer `fail` with `cancelled`.
@@ -18,7 +21,11 @@ public enum WorkerDirective: Sendable, Equatable {
     public var json: [UInt8]? {
         switch self {
         case .accepted(let name, let lease):
-            return JSONWriter.encode(["type": "accepted", "role": "worker", "name": .string(name), "lease": .int(Int64(lease))])
+            return JSONWriter.encode([
+                "type": "accepted", "role": "worker", "name": .string(name), "lease": .int(Int64(lease)), "answersBeats": true,
+            ])
+        case .beat:
+            return JSONWriter.encode(["type": "beat"])
         case .assign(let record, let attempt, let lease):
             return JSONWriter.encode(["type": "assign", "job": record.json, "attempt": .int(Int64(attempt)), "lease": .int(Int64(lease))])
         case .cancel(let job, let attempt):

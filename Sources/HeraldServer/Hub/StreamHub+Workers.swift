@@ -90,7 +90,7 @@ extension StreamHub {
             connection.pendingClose = (Self.leaseExpiredCloseCode, reason)
             actions.append(.wantWritable(id))
             return
-        case .assign, .cancel, .error:
+        case .assign, .cancel, .error, .beat:
             break
         }
         if let bytes = directive.json { reply(connection, bytes, into: &actions) }

@@ -261,6 +261,8 @@ final class JobDispatcherWorkersTests: XCTestCase {
         }
         XCTAssertEqual(fixture.dispatcher.job(job.id.rawValue)?.state, .running)
         XCTAssertFalse(dropped(busy))
+        // Each beat is answered, so the worker knows its lease was renewed (self-fencing, docs/workers.md).
+        XCTAssertNotNil(busy.wait("nine beats answered") { _ in busy.all.filter { $0 == .beat }.count == 9 ? true : nil })
         // Then silence: a lease later it is gone.
         clock.advance(by: 0.3)
         XCTAssertTrue(dropped(busy))
