@@ -171,7 +171,8 @@ final class WorkerAgent {
                     sessionWasAccepted = true
                     lease = Double(value["lease"]?.intValue ?? 30)
                     answersBeats = value["answersBeats"]?.boolValue == true
-                    lastBeat = .now
+                    // The first beat goes at once: its answer renews what the hello started.
+                    lastBeat = .now - .seconds(lease)
                     say("working for \(url) as \(name): \(kinds.keys.sorted().joined(separator: ", ")) (\(slots) slot(s))")
                 case "error" where !accepted:
                     let message = value["message"]?.stringValue ?? "refused"

@@ -395,7 +395,15 @@ def test_no_acknowledged_start_is_lost_or_run_twice_at_once_across_partitions(la
         jobs = {job["id"]: job for job in all_jobs(node)}
         return jobs if all(jobs.get(job, {}).get("state") in TERMINAL for job in accepted) else None
 
-    on_n1 = wait_for(lambda: ended(lan.n1), what="every accepted job's end on n1", timeout=120, interval=0.5)
+    def unended(node):
+        jobs = {job["id"]: job for job in all_jobs(node)}
+        return {job: {key: jobs.get(job, {}).get(key) for key in ("state", "attempt", "worker", "node", "kind")}
+                for job in accepted if jobs.get(job, {}).get("state") not in TERMINAL}
+
+    try:
+        on_n1 = wait_for(lambda: ended(lan.n1), what="every accepted job's end on n1", timeout=120, interval=0.5)
+    except AssertionError as error:
+        raise AssertionError(f"{error}: {unended(lan.n1)}; alpha: {lan.worker_log('alpha')[-3000:]}") from None
     on_n2 = wait_for(lambda: ended(lan.n2), what="every accepted job's end on n2", timeout=30, interval=0.5)
     for job in accepted:
         assert (on_n1[job]["state"], on_n1[job].get("attempt")) == (on_n2[job]["state"], on_n2[job].get("attempt")), job
