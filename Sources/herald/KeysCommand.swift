@@ -5,8 +5,6 @@ import HeraldAccess
 /// `herald keys list`: the API keys of a users file. `add` prints the new key once, alone on stdout;
 /// the file keeps only its SHA-256, so a lost key is revoked and replaced, never shown again.
 enum KeysCommand {
-    static let subcommands = ["add", "revoke", "list"]
-
     static let usageText = """
         Usage: herald keys add NAME --role ROLE [--kinds KIND,...] [--expires DURATION] [--users FILE]
                herald keys revoke NAME [--users FILE]
@@ -14,37 +12,14 @@ enum KeysCommand {
         """
 
     static func run(_ argv: [String]) -> Int32 {
-        if argv.first == "--help" || argv.first == "-h" {
-            print(Help.keys)
-            return 0
-        }
-        guard let subcommand = argv.first, subcommands.contains(subcommand) else {
-            let known = subcommands.joined(separator: ", ")
-            return usage(
-                argv.first.map { "unknown keys command \"\($0)\"; the commands are \(known)" }
-                    ?? "missing command; the commands are \(known)")
-        }
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(
-                Array(argv.dropFirst()), valued: subcommand == "add" ? ["users", "role", "kinds", "expires"] : ["users"], flags: ["help"])
-        } catch {
-            return usage("\(error)")
-        }
-        if arguments.has("help") {
-            print(Help.keys)
-            return 0
-        }
-        do throws(UsersFileAccess.Exit) {
-            switch subcommand {
-            case "add": try add(arguments)
-            case "revoke": try revoke(arguments)
-            default: try list(arguments)
-            }
-            return 0
-        } catch {
-            return error.code
-        }
+        UsersFileCommand(
+            group: "keys", help: Help.keys, usageText: usageText,
+            subcommands: [
+                ("add", ["users", "role", "kinds", "expires"], add),
+                ("revoke", ["users"], revoke),
+                ("list", ["users"], list),
+            ]
+        ).run(argv)
     }
 
     private static func add(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
@@ -118,10 +93,5 @@ enum KeysCommand {
         for line in UsersFileAccess.table([["NAME", "ROLE", "KINDS", "CREATED", "EXPIRES"]] + rows) {
             print(line)
         }
-    }
-
-    private static func usage(_ problem: String) -> Int32 {
-        UsersFileAccess.note("\(problem)\n\(usageText)")
-        return 2
     }
 }

@@ -5,8 +5,6 @@ import HeraldCrypto
 /// `herald users add NAME --role R`, `herald users remove NAME`, `herald users list`: the people of a
 /// users file (`--users FILE` or `$HERALD_USERS`), their passwords stored as argon2id hashes only.
 enum UsersCommand {
-    static let subcommands = ["add", "remove", "list"]
-
     static let usageText = """
         Usage: herald users add NAME --role ROLE [--users FILE]   (the password from the terminal, or stdin's first line)
                herald users remove NAME [--users FILE]
@@ -14,37 +12,14 @@ enum UsersCommand {
         """
 
     static func run(_ argv: [String]) -> Int32 {
-        if argv.first == "--help" || argv.first == "-h" {
-            print(Help.users)
-            return 0
-        }
-        guard let subcommand = argv.first, subcommands.contains(subcommand) else {
-            let known = subcommands.joined(separator: ", ")
-            return usage(
-                argv.first.map { "unknown users command \"\($0)\"; the commands are \(known)" }
-                    ?? "missing command; the commands are \(known)")
-        }
-        let arguments: Arguments
-        do {
-            arguments = try Arguments(
-                Array(argv.dropFirst()), valued: subcommand == "add" ? ["users", "role"] : ["users"], flags: ["help"])
-        } catch {
-            return usage("\(error)")
-        }
-        if arguments.has("help") {
-            print(Help.users)
-            return 0
-        }
-        do throws(UsersFileAccess.Exit) {
-            switch subcommand {
-            case "add": try add(arguments)
-            case "remove": try remove(arguments)
-            default: try list(arguments)
-            }
-            return 0
-        } catch {
-            return error.code
-        }
+        UsersFileCommand(
+            group: "users", help: Help.users, usageText: usageText,
+            subcommands: [
+                ("add", ["users", "role"], add),
+                ("remove", ["users"], remove),
+                ("list", ["users"], list),
+            ]
+        ).run(argv)
     }
 
     private static func add(_ arguments: Arguments) throws(UsersFileAccess.Exit) {
@@ -92,10 +67,5 @@ enum UsersCommand {
         for line in UsersFileAccess.table([["NAME", "ROLE"]] + file.users.map { [$0.name, $0.role.rawValue] }) {
             print(line)
         }
-    }
-
-    private static func usage(_ problem: String) -> Int32 {
-        UsersFileAccess.note("\(problem)\n\(usageText)")
-        return 2
     }
 }
