@@ -6,7 +6,8 @@
 // state (a burst of events is one request), every REFRESH_MS while the tab is visible, and when it becomes
 // visible again. One request at a time; a change meanwhile asks for one more afterwards.
 import * as fmt from '../format.js';
-import { $, clone, isHidden, part, setText, show } from '../dom.js';
+import { $, clone, part, setText, show } from '../dom.js';
+import { ListPoller } from '../poller.js';
 import { kindName, stateClass } from '../words.js';
 
 /** @typedef {import('../types.js').Context} Context */
@@ -48,10 +49,7 @@ class SchedulesView {
     this.schedules = new Map();
     /** @type {Set<string>} schedules with an action on its way (their buttons stay disabled) */
     this.busy = new Set();
-    this.loading = false;
-    this.again = false;
-    /** @type {number | null} */
-    this.soon = null;
+    this.poller = new ListPoller(() => this.load(), AFTER_JOB_EVENT_MS);
     this.list.addEventListener('click', (event) => {
       const target = /** @type {Element} */ (event.target);
       const clicked = /** @type {HTMLButtonElement | null} */ (target.closest('button'));
@@ -63,13 +61,12 @@ class SchedulesView {
     });
   }
 
-  // Asks for the list now, or right after the request on its way.
-  async refresh() {
-    if (this.loading) {
-      this.again = true;
-      return;
-    }
-    this.loading = true;
+  refresh() {
+    this.poller.refresh();
+  }
+
+  // One request for the list, drawn; a failure is said in the panel.
+  async load() {
     try {
       const schedules = await this.api.schedules();
       setText(this.error, '');
@@ -78,22 +75,7 @@ class SchedulesView {
       // A server without schedules (an older Herald: 404) has no panel; anything else is said in the panel.
       if (error && error.status === 404) this.draw([]);
       else this.fail(error);
-    } finally {
-      this.loading = false;
-      if (this.again) {
-        this.again = false;
-        this.refresh();
-      }
     }
-  }
-
-  // A job of a schedule changed: ask a moment later, so that a burst of events is one request.
-  refreshSoon() {
-    if (this.soon !== null) return;
-    this.soon = window.setTimeout(() => {
-      this.soon = null;
-      this.refresh();
-    }, AFTER_JOB_EVENT_MS);
   }
 
   /** @param {any} error */
@@ -230,18 +212,6 @@ class SchedulesView {
 /** @param {Context} context */
 export function mount(context) {
   const view = new SchedulesView(context);
-  context.store.onChange((what, detail) => {
-    if (what === 'reset') view.refresh();
-    else if (what === 'job' && typeof detail.job.schedule === 'string') {
-      const previous = detail.previous;
-      if (!previous || previous.state !== detail.job.state) view.refreshSoon();
-    }
-  });
-  document.addEventListener('visibilitychange', () => {
-    if (!isHidden()) view.refresh();
-  });
-  setInterval(() => {
-    if (!isHidden() && context.store.isLive()) view.refresh();
-  }, REFRESH_MS);
+  view.poller.follow(context.store, (job) => typeof job.schedule === 'string', REFRESH_MS);
   setInterval(() => view.tick(), 1000);
 }

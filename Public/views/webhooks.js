@@ -7,7 +7,8 @@
 // ends (its delivery is made then), every REFRESH_MS while the tab is visible, and when it becomes visible
 // again. One request at a time; a change meanwhile asks for one more afterwards.
 import * as fmt from '../format.js';
-import { $, clone, isHidden, part, setText, show } from '../dom.js';
+import { $, clone, part, setText, show } from '../dom.js';
+import { ListPoller } from '../poller.js';
 
 /** @typedef {import('../types.js').Context} Context */
 /** @typedef {import('../types.js').Webhook} Webhook */
@@ -76,19 +77,11 @@ class WebhooksView {
     this.cards = new Map();
     /** @type {Webhook[]} the last answer */
     this.webhooks = [];
-    this.loading = false;
-    this.again = false;
-    /** @type {number | null} */
-    this.soon = null;
+    this.poller = new ListPoller(() => this.load(), AFTER_JOB_END_MS);
   }
 
-  // Asks for the list now, or right after the request on its way.
-  async refresh() {
-    if (this.loading) {
-      this.again = true;
-      return;
-    }
-    this.loading = true;
+  // One request for the list, drawn; a failure is said in the panel.
+  async load() {
     try {
       const webhooks = await this.api.webhooks();
       setText(this.error, '');
@@ -97,22 +90,7 @@ class WebhooksView {
       // A server without the endpoint (an older Herald: 404) has no panel; anything else is said in the panel.
       if (error && error.status === 404) this.draw([]);
       else this.fail(error);
-    } finally {
-      this.loading = false;
-      if (this.again) {
-        this.again = false;
-        this.refresh();
-      }
     }
-  }
-
-  // A job ended, so a delivery may have been made: ask a moment later, so that a burst of ends is one request.
-  refreshSoon() {
-    if (this.soon !== null) return;
-    this.soon = window.setTimeout(() => {
-      this.soon = null;
-      this.refresh();
-    }, AFTER_JOB_END_MS);
   }
 
   /** @param {any} error */
@@ -205,18 +183,6 @@ class WebhooksView {
 /** @param {Context} context */
 export function mount(context) {
   const view = new WebhooksView(context);
-  context.store.onChange((what, detail) => {
-    if (what === 'reset') view.refresh();
-    else if (what === 'job' && ENDED.has(detail.job.state)) {
-      const previous = detail.previous;
-      if (!previous || previous.state !== detail.job.state) view.refreshSoon();
-    }
-  });
-  document.addEventListener('visibilitychange', () => {
-    if (!isHidden()) view.refresh();
-  });
-  setInterval(() => {
-    if (!isHidden() && context.store.isLive()) view.refresh();
-  }, REFRESH_MS);
+  view.poller.follow(context.store, (job) => ENDED.has(job.state), REFRESH_MS);
   setInterval(() => view.tick(), 1000);
 }
