@@ -54,6 +54,9 @@ public struct ClusterKeys: Sendable, Equatable {
     public var resultBytes: String { prefix + "resultbytes" }
     /// The sum of `resultBytes`' sizes.
     public var resultBytesTotal: String { prefix + "resultbytestotal" }
+    /// The cluster's audit trail: every node's audit events, entries with fields `n` (the node) and
+    /// `e` (the event's JSON), capped at about `ClusterSettings.auditLength` (`MAXLEN ~`).
+    public var audit: String { prefix + "audit" }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }
