@@ -119,6 +119,8 @@ enum ServeCommand {
                 return 2
             }
             logger.info("node \(settings.node) of the cluster at \(settings.address) (keys \(settings.keys.prefix)*), epoch \(node.epoch)")
+            // Every audit event also goes to the cluster's shared audit, which any node reads.
+            audit.share(with: node)
         }
         let port: Int
         do { port = try app.start() } catch {
