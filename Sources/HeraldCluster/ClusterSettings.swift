@@ -24,7 +24,7 @@ public struct ClusterSettings: Sendable {
     /// single server keeps as many.
     public var requestIdsKept: Int = 10_000
     /// About how many audit events the cluster's shared audit stream keeps (`MAXLEN ~`), every
-    /// node's together; each node's own `audit.jsonl` keeps its own for longer.
+    /// node's together (`--audit-stream-size`); each node's own `audit.jsonl` keeps its own for longer.
     public var auditLength: Int = 100_000
     /// A forwarded page request waits this long for the node that holds the job.
     public var forwardTimeoutSeconds: Double

@@ -226,8 +226,11 @@ def test_on_a_cluster_every_node_answers_the_same_audit_with_each_events_node(he
     key = cli("keys", "add", "ci", "--role", "operator", users=users)
     watcher = cli("keys", "add", "watcher", "--role", "viewer", users=users)
     jobs = write_jobs(tmp_path, {"nap": {"command": ["/bin/sleep", "30"]}})
-    one, two = (herald_factory("--redis", redis.url, "--node", name, "--users", str(users), "--jobs", str(jobs))
-                for name in ("n1", "n2"))
+    bad = subprocess.run([str(herald_binary()), "serve", "--port", "0", "--redis", redis.url, "--audit-stream-size", "5"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--audit-stream-size must be a whole number from 1000 to 10000000" in bad.stderr, bad.stderr
+    one, two = (herald_factory("--redis", redis.url, "--node", name, "--users", str(users), "--jobs", str(jobs),
+                               "--audit-stream-size", "1000") for name in ("n1", "n2"))
     status, job, _ = Browser(one).call("POST", "/api/jobs", {"kind": "nap"}, headers=bearer(key))
     assert status == 202, job
     wait_for(lambda: Browser(two).call("GET", f"/api/jobs/{job['id']}", headers=bearer(key))[0] == 200, what="the job on n2")
