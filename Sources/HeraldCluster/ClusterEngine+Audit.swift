@@ -15,7 +15,7 @@ extension ClusterEngine: AuditMirror {
     static let auditBatch = 100
 
     /// Thread: the trail's `io` queue; never blocks (a lock held for an append).
-    public func append(_ event: AuditEvent) {
+    public func appendAudit(_ event: AuditEvent) {
         let (mustDrain, droppedOne, dropped) = auditBacklog.withLock { backlog in
             let (mustDrain, droppedOne) = backlog.add(AuditStreamEntry.fields(node: settings.node, event: event))
             return (mustDrain, droppedOne, backlog.dropped)
@@ -62,7 +62,7 @@ extension ClusterEngine: AuditMirror {
     }
 
     /// Thread: any; the read runs on `commandQueue`, `reply` there too.
-    public func page(
+    public func auditPage(
         limit: Int, before: AuditStreamID?, reply: @escaping @Sendable (Result<SharedAuditPage, EngineError>) -> Void
     ) {
         commandQueue.async { [self] in

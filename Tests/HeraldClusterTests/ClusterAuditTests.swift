@@ -50,7 +50,7 @@ final class ClusterAuditTests: XCTestCase {
 
     private func page(_ node: ClusterEngine, limit: Int, before: AuditStreamID? = nil) -> Result<SharedAuditPage, EngineError>? {
         let answer = Locked<Result<SharedAuditPage, EngineError>?>(nil)
-        node.page(limit: limit, before: before) { result in answer.withLock { $0 = result } }
+        node.auditPage(limit: limit, before: before) { result in answer.withLock { $0 = result } }
         XCTAssertTrue(poll(timeout: 30) { answer.value != nil }, "the page was answered")
         return answer.value
     }
@@ -60,12 +60,16 @@ final class ClusterAuditTests: XCTestCase {
         defer { redis.stop() }
         let one = try node("n1", on: redis)
         let two = try node("n2", on: redis)
-        one.append(event(1))
+        one.appendAudit(event(1))
         waitUntil("n1's event in Redis", seen: { "\(String(describing: page(one, limit: 10)))" }) {
             (try? page(two, limit: 10)?.get().entries.count) == 1
         }
-        two.append(event(2))
-        one.append(event(3))
+        two.appendAudit(event(2))
+        // The shared audit is in the order Redis took the events: n2's first, then n1's.
+        waitUntil("n2's event in Redis", seen: { "\(String(describing: page(one, limit: 10)))" }) {
+            (try? page(one, limit: 10)?.get().entries.count) == 2
+        }
+        one.appendAudit(event(3))
         var all: SharedAuditPage?
         waitUntil("three events in the shared audit", seen: { "\(String(describing: all))" }) {
             all = try? page(one, limit: 10)?.get()
@@ -88,7 +92,7 @@ final class ClusterAuditTests: XCTestCase {
         let redis = try RedisServerProcess()
         defer { redis.stop() }
         let one = try node("n1", on: redis, auditLength: 10)
-        for index in 0..<500 { one.append(event(index)) }
+        for index in 0..<500 { one.appendAudit(event(index)) }
         waitUntil("the last event in Redis", seen: { "" }) {
             (try? page(one, limit: 1)?.get().entries.first?.event.job) == "j-499"
         }
@@ -109,7 +113,7 @@ final class ClusterAuditTests: XCTestCase {
             return false
         }
         let began = Date()
-        for index in 0..<ClusterEngine.auditBacklogLimit + 5 { one.append(event(index)) }
+        for index in 0..<ClusterEngine.auditBacklogLimit + 5 { one.appendAudit(event(index)) }
         // Appending is a lock and an array append: far from a Redis timeout even on a busy machine.
         XCTAssertLessThan(Date().timeIntervalSince(began), 3)
         var statistics: ClusterStatistics?

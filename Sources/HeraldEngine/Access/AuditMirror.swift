@@ -4,10 +4,10 @@
 public protocol AuditMirror: AnyObject, Sendable {
     /// Takes one event to append to the shared stream. Thread: the trail's `io` queue; never blocks
     /// (a bounded queue drained on a thread that owns a Redis connection).
-    func append(_ event: AuditEvent)
+    func appendAudit(_ event: AuditEvent)
 
     /// The newest `limit` events of the whole cluster older than `before` (the newest when nil),
     /// newest first; a failure when the shared stream cannot be read. Thread: any; never blocks;
     /// `reply` runs once, on any thread.
-    func page(limit: Int, before: AuditStreamID?, reply: @escaping @Sendable (Result<SharedAuditPage, EngineError>) -> Void)
+    func auditPage(limit: Int, before: AuditStreamID?, reply: @escaping @Sendable (Result<SharedAuditPage, EngineError>) -> Void)
 }

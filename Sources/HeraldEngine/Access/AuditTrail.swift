@@ -109,7 +109,8 @@ public final class AuditTrail: @unchecked Sendable {
         return problems
     }
 
-    /// From now on every event appended is also handed to `mirror`. Thread: any; once, at start.
+    /// From now on every event appended (and any the trail has not written yet) is also handed to
+    /// `mirror`. Thread: any; once, at start.
     public func share(with mirror: any AuditMirror) {
         self.mirror.withLock { $0 = mirror }
     }
@@ -128,7 +129,7 @@ public final class AuditTrail: @unchecked Sendable {
             unwritten.append(line)
             if unwritten.count > limits.segmentJobs { unwritten.removeFirst(unwritten.count - limits.segmentJobs) }
             writeUnwritten()
-            mirror.withLock { $0 }?.append(event)
+            mirror.withLock { $0 }?.appendAudit(event)
         }
     }
 

@@ -35,7 +35,7 @@ extension HTTPRoutes {
             return .later { answer in audit.page(limit: limit, before: localCursor) { answer(.json($0.json(source: "local"))) } }
         }
         return .later { answer in
-            mirror.page(limit: limit, before: streamCursor) { result in
+            mirror.auditPage(limit: limit, before: streamCursor) { result in
                 switch result {
                 case .success(let page): answer(.json(page.json))
                 case .failure(let error) where streamCursor != nil:

@@ -16,13 +16,13 @@ import Testing
 
         var events: [(event: AuditEvent, lineWasWritten: Bool)] { lock.withLock { handed } }
 
-        func append(_ event: AuditEvent) {
+        func appendAudit(_ event: AuditEvent) {
             let text = (try? String(contentsOf: file, encoding: .utf8)) ?? ""
             let written = text.contains(JSONWriter.string(event.json) + "\n")
             lock.withLock { handed.append((event, written)) }
         }
 
-        func page(limit: Int, before: AuditStreamID?, reply: @escaping @Sendable (Result<SharedAuditPage, EngineError>) -> Void) {
+        func auditPage(limit: Int, before: AuditStreamID?, reply: @escaping @Sendable (Result<SharedAuditPage, EngineError>) -> Void) {
             reply(.success(SharedAuditPage()))
         }
     }
@@ -34,6 +34,8 @@ import Testing
         trail.open()
         let ann = Principal(name: "ann", role: .operator, source: .key(name: "ann"))
         trail.append(.start(by: ann, job: "j-0", kind: "search", address: nil, at: 1))
+        // Written before the trail shares: not handed over.
+        trail.flush()
         #expect(trail.sharedWith == nil)
         let mirror = RecordingMirror(file: trail.fileURL)
         trail.share(with: mirror)
