@@ -24,7 +24,7 @@ extension ClusterEngine: AuditMirror {
             // The first, then every ten-thousandth: a long outage does not flood the log.
             if dropped == 1 || dropped.isMultiple(of: 10_000) {
                 logger(
-                    "audit: \(dropped) event(s) dropped from the shared audit so far: Redis has been away while \(Self.auditBacklogLimit) waited (they are in this node's audit.jsonl)"
+                    "audit: \(dropped) event(s) left out of the shared audit so far: more than \(Self.auditBacklogLimit) waited for Redis (each is still in this node's audit.jsonl)"
                 )
             }
         }
