@@ -22,6 +22,8 @@ extension ClusterEngine {
             self?.forgetStoppedNodes()
             self?.mirrorDeliveries()
             self?.takeOverDeliveries()
+            // Audit events left waiting by a drain that found Redis away.
+            self?.drainAudit()
         }
         timer.resume()
         reaperTimer.withLock { $0 = timer }

@@ -78,6 +78,7 @@ extension ClusterEngine {
                     statistics.degraded = health.degradedReason ?? local.degraded
                     var cluster = figures.withLock { $0 }
                     (cluster.publishBacklog, cluster.eventsShed) = publisher.backlog
+                    (cluster.auditBacklog, cluster.auditDropped) = auditBacklog.withLock { ($0.waiting.count, $0.dropped) }
                     statistics.cluster = cluster
                     reply(.statistics(statistics))
                 }

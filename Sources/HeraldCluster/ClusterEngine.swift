@@ -86,6 +86,12 @@ public final class ClusterEngine: JobEngine, @unchecked Sendable {
     /// `commandQueue` writes and clears it (`mirrorDeliveries`).
     let deliveriesToMirror = Protected<[UInt8]?>(nil)
 
+    /// This node's audit events waiting for the shared audit stream (`ClusterEngine+Audit`): the
+    /// trail's `io` queue adds, `commandQueue` drains; guarded by its lock.
+    let auditBacklog = Protected(AuditBacklog(limit: ClusterEngine.auditBacklogLimit))
+    /// Audit events that may wait for Redis before the oldest are dropped.
+    static let auditBacklogLimit = 10_000
+
     /// `local` must be made with `configuration.nodeName == settings.node`, and needs no event log
     /// of its own (`eventLogSize` 1: resumes are served from the view, which keeps `streamLength`).
     /// `logger` gets one line per thing an operator should know (a new epoch, a gap); any thread.

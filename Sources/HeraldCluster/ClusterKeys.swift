@@ -57,6 +57,9 @@ public struct ClusterKeys: Sendable, Equatable {
     /// Node → the ticket of its last appended batch and the jobs that batch was refused for: a batch
     /// sent again after its answer was lost is recognised and not appended twice.
     public var appended: String { prefix + "appended" }
+    /// The cluster's audit trail: every node's audit events, entries with fields `n` (the node) and
+    /// `e` (the event's JSON), capped at about `ClusterSettings.auditLength` (`MAXLEN ~`).
+    public var audit: String { prefix + "audit" }
 
     /// The ids of a kind's jobs that have not ended (the busy rule and limits count them).
     public func active(_ kind: String) -> String { prefix + "active:" + kind }

@@ -23,6 +23,9 @@ public struct ClusterSettings: Sendable {
     /// Starts' `requestId`s remembered (the newest), so a start sent again makes no second job; a
     /// single server keeps as many.
     public var requestIdsKept: Int = 10_000
+    /// About how many audit events the cluster's shared audit stream keeps (`MAXLEN ~`), every
+    /// node's together (`--audit-stream-size`); each node's own `audit.jsonl` keeps its own for longer.
+    public var auditLength: Int = 100_000
     /// A forwarded page request waits this long for the node that holds the job.
     public var forwardTimeoutSeconds: Double
     /// A node's lease (`--node-lease`): a node whose heartbeat is older than this is taken as stopped;

@@ -102,6 +102,8 @@ enum Help {
           --redis-prefix PREFIX    the cluster's keys in Redis begin with it (default herald:)
           --node-lease SECONDS     the lease on each job a node holds: a job its node did not renew
                                    this long is taken over by another node (default 10)
+          --audit-stream-size N    about how many audit events of every node the cluster's shared
+                                   audit keeps in Redis, for GET /api/audit on any node (default 100000)
 
         Operation
           --grace SECONDS          on SIGTERM, how long running jobs may finish before they are cancelled (default 5)

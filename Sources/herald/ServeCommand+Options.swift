@@ -155,6 +155,7 @@ extension ServeCommand {
             settings.historyJobs = engine.history.archivedJobs
             settings.requestIdsKept = engine.requestIdsKept
             settings.keptResultBytes = engine.keptResultBytes
+            settings.auditLength = try arguments.integer("audit-stream-size", in: 1_000...10_000_000) ?? settings.auditLength
             return settings
         }
 

@@ -16,7 +16,7 @@ enum ServeCommand {
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes", "ping-after", "hangup-after",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",
-        "node-lease",
+        "node-lease", "audit-stream-size",
         "heap-trim-interval", "sort-cache-bytes", "search-threads", "webhook-retry-scale", "webhook-timeout",
         "trust-user-header", "trusted-proxy", "proxy-role", "jwt-key", "jwks", "jwt-audience", "jwt-issuer", "users", "session-idle",
     ]
@@ -119,6 +119,8 @@ enum ServeCommand {
                 return 2
             }
             logger.info("node \(settings.node) of the cluster at \(settings.address) (keys \(settings.keys.prefix)*), epoch \(node.epoch)")
+            // Every audit event also goes to the cluster's shared audit, which any node reads.
+            audit.share(with: node)
         }
         let port: Int
         do { port = try app.start() } catch {

@@ -15,6 +15,7 @@ import pytest
 import websocket  # websocket-client
 
 from testkit import contract, herald_binary, wait_for
+from test_jobs_file import write_jobs
 
 PASSWORDS = {"ann": "ann's long password", "vic": "vic's long password", "root": "root's long password"}
 
@@ -218,3 +219,57 @@ def test_on_a_cluster_a_key_revoked_is_refused_by_every_node_within_5_s(herald_f
              timeout=5, interval=0.2, what="both nodes to refuse the revoked key")
     for node in (one, two):
         assert password not in node.log() and key not in node.log()
+
+
+def test_on_a_cluster_every_node_answers_the_same_audit_with_each_events_node(herald_factory, redis_factory, tmp_path):
+    """Two nodes on one Redis: a start on one, a cancel on the other, refusals and sign-ins on both are
+    in `GET /api/audit` of either, the same answer from each, every event with the node that recorded
+    it; a cursor from one node pages on the other. With Redis gone a node answers from its own file."""
+    redis = redis_factory()
+    users = tmp_path / "users.json"
+    cli("users", "add", "root", "--role", "admin", users=users, stdin=PASSWORDS["root"] + "\n")
+    key = cli("keys", "add", "ci", "--role", "operator", users=users)
+    watcher = cli("keys", "add", "watcher", "--role", "viewer", users=users)
+    jobs = write_jobs(tmp_path, {"nap": {"command": ["/bin/sleep", "30"]}})
+    bad = subprocess.run([str(herald_binary()), "serve", "--port", "0", "--redis", redis.url, "--audit-stream-size", "5"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--audit-stream-size must be a whole number from 1000 to 10000000" in bad.stderr, bad.stderr
+    one, two = (herald_factory("--redis", redis.url, "--node", name, "--users", str(users), "--jobs", str(jobs),
+                               "--audit-stream-size", "1000") for name in ("n1", "n2"))
+    status, job, _ = Browser(one).call("POST", "/api/jobs", {"kind": "nap"}, headers=bearer(key))
+    assert status == 202, job
+    wait_for(lambda: Browser(two).call("GET", f"/api/jobs/{job['id']}", headers=bearer(key))[0] == 200, what="the job on n2")
+    status, cancelled, _ = Browser(two).call("POST", f"/api/jobs/{job['id']}/cancel", headers=bearer(key))
+    assert status == 202, cancelled
+    assert Browser(two).call("POST", "/api/jobs", {"kind": "nap"}, headers=bearer(watcher))[0] == 403
+    assert Browser(one).call("GET", "/api/jobs", headers=bearer("not-a-key"))[0] == 401
+    admins = {}
+    for name, node in (("n1", one), ("n2", two)):
+        admins[name] = Browser(node)
+        assert admins[name].sign_in("root", PASSWORDS["root"])[0] == 200
+    expected = {("start", "n1"), ("cancel", "n2"), ("refused", "n2"), ("refused", "n1"), ("signin", "n1"), ("signin", "n2")}
+
+    def the_same_from_both():
+        pages = [admins[name].call("GET", "/api/audit?limit=1000")[1] for name in ("n1", "n2")]
+        seen = {(event["event"], event.get("node")) for event in pages[0]["events"]}
+        return pages[0] if pages[0] == pages[1] and expected <= seen else None
+    page = wait_for(the_same_from_both, timeout=10, what="the same audit, with every event, from both nodes")
+    assert page["source"] == "cluster" and all(event["node"] in ("n1", "n2") for event in page["events"]), page
+    events = page["events"]
+    start = next(event for event in events if event["event"] == "start")
+    cancel = next(event for event in events if event["event"] == "cancel")
+    assert start["actor"] == cancel["actor"] == "ci" and start["job"] == cancel["job"] == job["id"], events
+    refused = {event["node"]: event for event in events if event["event"] == "refused"}
+    assert refused["n2"]["actor"] == "watcher" and refused["n1"]["actor"] == "unidentified", refused
+    # A cursor from one node goes on from there on the other.
+    first = admins["n1"].call("GET", "/api/audit?limit=2")[1]
+    assert first["events"] == events[:2] and first["next"], first
+    status, rest, _ = admins["n2"].call("GET", f"/api/audit?limit=2&before={first['next']}")
+    assert status == 200 and rest["events"] == events[2:4], rest
+    # Redis gone: each node answers from its own file, and says so; the cluster's next page is refused.
+    redis.stop()
+    status, local, _ = admins["n1"].call("GET", "/api/audit?limit=1000")
+    assert status == 200 and local["source"] == "local", local
+    assert {event["event"] for event in local["events"]} >= {"start", "signin"}
+    assert not any(event["event"] == "cancel" or "node" in event for event in local["events"]), local
+    assert admins["n2"].call("GET", f"/api/audit?limit=2&before={first['next']}")[0] == 503

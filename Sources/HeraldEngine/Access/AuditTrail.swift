@@ -13,6 +13,9 @@ import Foundation
 /// line and its events wait in memory (at most one segment's worth, the oldest dropped first), retried
 /// at the next append and every `retryInterval` seconds; `health` says so, as for the history.
 ///
+/// On a cluster node each event is also handed to a `mirror` (the cluster's shared audit stream in
+/// Redis) once it is written here or waits in memory for the disk: the local file comes first.
+///
 /// Threads: `open` runs once, before anything else. `append`, `page` and `flush` may be called from
 /// any thread (the hub's service thread) and hop onto `io`, which alone touches the files and the
 /// state below; `page` then reads on a global queue, so no caller waits for the disk.
@@ -36,6 +39,9 @@ public final class AuditTrail: @unchecked Sendable {
     private var unwritten: [[UInt8]] = []
     private var retryScheduled = false
     private var syncScheduled = false
+    /// Set once at start (`share`); read on `io` and by the routes on the service thread, which must
+    /// not wait behind a slow disk on `io`: so a lock of its own.
+    private let mirror = Protected<(any AuditMirror)?>(nil)
 
     /// `directory`: the data folder. The default limits keep at least 100,000 events in segments of
     /// at most 2,000 events or 1 MiB.
@@ -103,6 +109,17 @@ public final class AuditTrail: @unchecked Sendable {
         return problems
     }
 
+    /// From now on every event appended (and any the trail has not written yet) is also handed to
+    /// `mirror`. Thread: any; once, at start.
+    public func share(with mirror: any AuditMirror) {
+        self.mirror.withLock { $0 = mirror }
+    }
+
+    /// The mirror events are shared with, if any (a cluster node's). Thread: any.
+    public var sharedWith: (any AuditMirror)? {
+        mirror.withLock { $0 }
+    }
+
     // MARK: - Writing
 
     /// Appends one event (a whole line). Thread: any; never waits.
@@ -112,6 +129,7 @@ public final class AuditTrail: @unchecked Sendable {
             unwritten.append(line)
             if unwritten.count > limits.segmentJobs { unwritten.removeFirst(unwritten.count - limits.segmentJobs) }
             writeUnwritten()
+            mirror.withLock { $0 }?.appendAudit(event)
         }
     }
 

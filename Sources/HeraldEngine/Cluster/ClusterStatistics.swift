@@ -22,6 +22,11 @@ public struct ClusterStatistics: Sendable, Equatable {
     public var publishBacklog = 0
     /// Progress, log and results events dropped because too many waited (Redis away or too slow).
     public var eventsShed = 0
+    /// Audit events waiting to be appended to the shared audit stream.
+    public var auditBacklog = 0
+    /// Audit events dropped from the shared audit because too many waited for Redis (each is still
+    /// in the node's own `audit.jsonl`).
+    public var auditDropped = 0
 
     public init(node: String) { self.node = node }
 }

@@ -290,6 +290,9 @@ extension WebSocketServer {
                 // One at a time: a sign-in's argon2id takes tens of milliseconds and 64 MiB, so a flood
                 // of them queues here instead of taking every core and gigabytes.
                 signInQueue.async { [inbox] in inbox.post(.file(id, work())) }
+            case .answerLater(let id, let work):
+                // Not the sign-in queue: the work waits for nothing, and a sign-in must not wait for it.
+                DispatchQueue.global(qos: .userInitiated).async { [inbox] in work { response in inbox.post(.file(id, response)) } }
             case .attachWorker(let id, let hello):
                 engine.attachWorker(WorkerSession(id), hello) { [inbox] directive in inbox.post(.worker(id, directive)) }
             case .workerReport(let id, let report):

@@ -22,6 +22,7 @@ struct HTTPAPI {
         case ask(EngineRequest, HTTPQuery)
         case file(String)
         case compute(@Sendable () -> HTTPResponse)
+        case later(@Sendable (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
     }
 
     /// What the hub knows at the moment an answer is rendered.
@@ -59,6 +60,7 @@ struct HTTPAPI {
                 return .ask(engineRequest, query)
             case .file(let path): return .file(path)
             case .compute(let work): return .compute(work)
+            case .later(let work): return .later(work)
             }
         }
         if !matches.isEmpty { return .respond(methodNotAllowed(request.method, allowed: matches.map(\.0.method))) }

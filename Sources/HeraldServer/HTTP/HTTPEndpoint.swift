@@ -48,6 +48,9 @@ struct HTTPEndpoint: Sendable {
         case file(String)
         /// Work too slow for the service thread (a password check), run on the transport's sign-in queue.
         case compute(@Sendable () -> HTTPResponse)
+        /// Work that answers by itself, later, on any thread (a read from Redis on a cluster node):
+        /// started off the service thread, it must not block either, and calls its argument once.
+        case later(@Sendable (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
     }
 
     /// The engine's reply to what `handle` asked, and what the hub knows as it is rendered.

@@ -12,7 +12,10 @@ extension HTTPRoutes {
         HTTPEndpoint("GET /api/audit", handle: readAudit),
     ]
 
-    /// `GET /api/audit?limit=N&before=CURSOR`: the newest events first, for admins.
+    /// `GET /api/audit?limit=N&before=CURSOR`: the newest events first, for admins. On a cluster node
+    /// (the trail shares its events with a mirror) from the cluster's shared audit, each event with
+    /// its `node`, the cursor an entry id; from this node's own file, `"source": "local"`, when that
+    /// cannot be read, and for the pages after such an answer (their cursors are the file's).
     private static func readAudit(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {
         if let refusal = call.refusal(of: .readAudit) { return .respond(refusal) }
         guard let audit = call.services.audit else { return .respond(.json(["events": [], "next": nil])) }
@@ -20,15 +23,33 @@ extension HTTPRoutes {
         guard let limit, (1...1_000).contains(limit) else {
             return .respond(.error(.badRequest(field: "limit", "must be an integer from 1 to 1000")))
         }
-        var before: AuditCursor?
-        if let text = call.request.query["before"], !text.isEmpty {
-            guard let cursor = AuditCursor(text: text) else {
-                return .respond(.error(.badRequest(field: "before", "\"\(text)\" is not a cursor; pass the \"next\" of a previous page")))
-            }
-            before = cursor
+        let text = call.request.query["before"].flatMap { $0.isEmpty ? nil : $0 }
+        let localCursor = text.flatMap { AuditCursor(text: $0) }
+        guard let mirror = audit.sharedWith else {
+            if let text, localCursor == nil { return .respond(notACursor(text)) }
+            return .compute { .json(audit.page(limit: limit, before: localCursor).json) }
         }
-        let cursor = before
-        return .compute { .json(audit.page(limit: limit, before: cursor).json) }
+        let streamCursor = text.flatMap { AuditStreamID(text: $0) }
+        if let text, localCursor == nil, streamCursor == nil { return .respond(notACursor(text)) }
+        if let localCursor {
+            return .later { answer in audit.page(limit: limit, before: localCursor) { answer(.json($0.json(source: "local"))) } }
+        }
+        return .later { answer in
+            mirror.auditPage(limit: limit, before: streamCursor) { result in
+                switch result {
+                case .success(let page): answer(.json(page.json))
+                case .failure(let error) where streamCursor != nil:
+                    // The next page of the shared audit: this node's file cannot go on from there.
+                    answer(.error(error))
+                case .failure:
+                    audit.page(limit: limit) { answer(.json($0.json(source: "local"))) }
+                }
+            }
+        }
+    }
+
+    private static func notACursor(_ text: String) -> HTTPResponse {
+        .error(.badRequest(field: "before", "\"\(text)\" is not a cursor; pass the \"next\" of a previous page"))
     }
 
     private static func signIn(_ call: HTTPEndpoint.Call) -> HTTPEndpoint.Handling {

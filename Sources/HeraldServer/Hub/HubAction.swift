@@ -21,6 +21,9 @@ public enum HubAction: Sendable {
     /// Run `work` off the service thread, one at a time (a sign-in's password check); post what it
     /// answers as `.file(id, response)`.
     case compute(ConnectionID, @Sendable () -> HTTPResponse)
+    /// Start `work` off the service thread; it answers by itself (a read from Redis), once, on any
+    /// thread: post what it answers as `.file(id, response)`.
+    case answerLater(ConnectionID, @Sendable (_ answer: @escaping @Sendable (HTTPResponse) -> Void) -> Void)
     /// A worker said `hello`: attach it to the engine; post its directives as `.worker(id, …)`.
     case attachWorker(ConnectionID, WorkerHello)
     /// Pass an attached worker's message to the engine.

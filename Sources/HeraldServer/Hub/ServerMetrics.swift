@@ -181,6 +181,13 @@ public struct ServerMetrics: Sendable {
             "herald_cluster_events_shed_total", "counter",
             "Progress, log and results events dropped because too many waited for Redis.", [(node, "\(cluster.eventsShed)")])
         metric(
+            "herald_cluster_audit_backlog", "gauge", "This node's audit events waiting to be appended to the shared audit.",
+            [(node, "\(cluster.auditBacklog)")])
+        metric(
+            "herald_cluster_audit_dropped_total", "counter",
+            "Audit events left out of the shared audit because too many waited for Redis (still in audit.jsonl).",
+            [(node, "\(cluster.auditDropped)")])
+        metric(
             "herald_cluster_reclaims_total", "counter", "Jobs this node took over when their lease lapsed.", [(node, "\(cluster.reclaims)")]
         )
         metric(

@@ -69,6 +69,9 @@ extension StreamHub {
         case .compute(let work):
             pendingHTTP.insert(id)
             actions.append(.compute(id, work))
+        case .later(let work):
+            pendingHTTP.insert(id)
+            actions.append(.answerLater(id, work))
         case .file(let path):
             pendingHTTP.insert(id)
             actions.append(.readFile(id, path: path, allowOrigin: crossOriginReader(of: path, request)))
