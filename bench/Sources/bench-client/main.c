@@ -68,6 +68,7 @@ struct conn {
 	/* --scoped: the last `completed` seen per job, for the jobs this connection has seen */
 	struct job_place *jobs;
 	int jobs_n;
+	uint64_t progress_events; /* --scoped: progress events measured on this connection */
 };
 
 /* --scoped: where one job's progress stood on one connection. */
@@ -331,6 +332,7 @@ static void note_job_progress(struct conn *c, const unsigned char *msg, size_t l
 			g.first_progress_us = now;
 		g.last_progress_us = now;
 		g.progress_events++;
+		c->progress_events++;
 	}
 	struct job_place *place = NULL;
 	for (int i = 0; i < c->jobs_n; i++)
@@ -1246,17 +1248,28 @@ int main(int argc, char **argv)
 
 	/* --scoped: the progress deliveries, from the first to the last of them anywhere (the job gate
 	 * of bench/scoped leaves the start of the window idle), and the seq holes, which are expected. */
-	char scoped[512] = "";
+	char scoped[640] = "";
 	if (g.scoped) {
+		/* The fewest and most progress events one connection received: a connection that missed
+		 * the end of its stream shows here when the gaps (counted between events) cannot. */
+		uint64_t fewest = UINT64_MAX, most = 0;
+		for (int i = 0; i < g.n; i++) {
+			if (g.conns[i].progress_events < fewest)
+				fewest = g.conns[i].progress_events;
+			if (g.conns[i].progress_events > most)
+				most = g.conns[i].progress_events;
+		}
 		double progress_window =
 			g.last_progress_us > g.first_progress_us ? (g.last_progress_us - g.first_progress_us) / 1e6 : 0;
 		snprintf(scoped, sizeof scoped,
 			 ",\"scoped\":true,\"url_lines\":%d,\"progress_events\":%" PRIu64 ",\"progress_window_s\":%.3f,"
 			 "\"progress_per_s\":%.0f,\"first_progress_s\":%.3f,\"progress_before_start\":%" PRIu64
+			 ",\"progress_per_conn_min\":%" PRIu64 ",\"progress_per_conn_max\":%" PRIu64
 			 ",\"seq_holes\":%" PRIu64 ",\"jobs_untracked\":%" PRIu64,
 			 g.paths_n ? g.paths_n : 1, g.progress_events, progress_window,
 			 progress_window > 0 ? g.progress_events / progress_window : 0,
 			 g.first_progress_us ? (g.first_progress_us - g.measure_started_us) / 1e6 : -1.0, g.progress_before,
+			 fewest, most,
 			 g.seq_holes, g.jobs_untracked);
 	}
 	printf("{\"n\":%d,\"opened\":%d,\"failed\":%d,\"dropped\":%d,"
