@@ -6,7 +6,9 @@ import HeraldEngine
 /// rate, to measure how many events per second the server can fan out.
 ///
 /// Params: `rate` (events per second, 0...1,000,000, default 20; 0 = as fast as it is let),
-/// `duration` (seconds, more than 0 and at most 3600, default 10).
+/// `duration` (seconds, more than 0 and at most 3600, default 10), `count` (optional, 1...1e9: stop
+/// after this many events, so that runs which deliver at different speeds carry the same events;
+/// `duration` still bounds the run).
 /// Summary: `{"events": n}`, the progress events the dispatcher accepted.
 ///
 /// Pacing: the engine bounds its own queue (`emitProgressNow` says no past 4,096 hops in flight).
@@ -24,6 +26,8 @@ public struct TickerRunner: JobRunner {
     static let maxNap: UInt64 = 20_000_000
     /// How late past the duration events that fell due before it may still go out.
     static let lateness: UInt64 = 100_000_000
+    /// The most events `count` may ask for.
+    static let maxCount = 1_000_000_000
     /// Back-off after the dispatcher or `mayEmit` said "too many in flight".
     static let backOffMicros: useconds_t = 200
 
@@ -33,12 +37,16 @@ public struct TickerRunner: JobRunner {
 
     /// Thread: the dispatcher queue.
     public func validate(_ params: JSONObject, environment: JobEnvironment) throws(EngineError) -> JSONObject {
-        try JobParams.refuseUnknown(params, allowed: ["rate", "duration"])
+        try JobParams.refuseUnknown(params, allowed: ["rate", "duration", "count"])
         let rate = try JobParams.number(params, "rate", default: 20)
         guard rate >= 0, rate <= Self.maxRate else { throw .badRequest(field: "rate", "must be from 0 to 1000000") }
         let duration = try JobParams.number(params, "duration", default: 10)
         guard duration > 0, duration <= 3600 else { throw .badRequest(field: "duration", "must be more than 0 and at most 3600") }
-        return ["rate": .double(rate), "duration": .double(duration)]
+        var checked: JSONObject = ["rate": .double(rate), "duration": .double(duration)]
+        if params["count"] != nil, params["count"] != .null {
+            checked["count"] = .int(Int64(try JobParams.integer(params, "count", default: 1, in: 1...Self.maxCount)))
+        }
+        return checked
     }
 
     /// Thread: the job's worker thread. Event `i` is due at `start + i / rate`: deadlines are
@@ -46,13 +54,17 @@ public struct TickerRunner: JobRunner {
     public func run(_ context: JobContext) throws -> JSONObject {
         let rate = context.params["rate"]?.doubleValue ?? 20
         let duration = context.params["duration"]?.doubleValue ?? 10
-        let total = rate > 0 ? Int64((rate * duration).rounded(.down)) : 0
+        let count = context.params["count"]?.intValue
+        let paced = rate > 0 ? Int64((rate * duration).rounded(.down)) : nil
+        // Rate 0 without a count has no end but the duration; its events say total 0.
+        let endless = paced == nil && count == nil
+        let total = [paced, count].compactMap { $0 }.min() ?? 0
         let start = DispatchTime.now().uptimeNanoseconds
         let end = start + UInt64(duration * 1e9)
         // The last event is due exactly at `end`: allow a late wake-up 100 ms to send what is due.
         let stop = end + (rate > 0 ? Self.lateness : 0)
         var next: Int64 = 1
-        while rate == 0 || next <= total {
+        while endless || next <= total {
             try context.checkCancelled()
             let now = DispatchTime.now().uptimeNanoseconds
             if now >= stop { break }

@@ -70,12 +70,13 @@ public struct EngineConfiguration: Sendable {
     }
 
     /// One search at a time, refused beyond it (so every dashboard's Start button tells the truth);
-    /// sorts and fetches queue one behind another; tickers (benchmarks) run side by side.
+    /// sorts and fetches queue one behind another; tickers (benchmarks) run side by side, as many as
+    /// `--workers` allows up to 32 (bench/scoped runs 20 at once).
     public static let defaultKindLimits: [JobKind: KindLimit] = [
         .search: KindLimit(maxConcurrent: 1, refuseWhenBusy: true),
         .sort: KindLimit(maxConcurrent: 1, refuseWhenBusy: false),
         .fetch: KindLimit(maxConcurrent: 1, refuseWhenBusy: false),
-        .ticker: KindLimit(maxConcurrent: 16, refuseWhenBusy: false),
+        .ticker: KindLimit(maxConcurrent: 32, refuseWhenBusy: false),
     ]
 
     public func limit(for kind: JobKind) -> KindLimit {

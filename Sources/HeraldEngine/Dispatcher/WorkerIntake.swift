@@ -66,13 +66,16 @@ final class WorkerIntake: JobEventSink {
             inFlight.subtract(1, ordering: .relaxed)
             return false
         }
-        let startsBatch = pending.withLock { pending in
+        pending.withLock { pending in
             pending.append((job, progress))
-            return pending.count == 1
-        }
-        if startsBatch {
-            let jobs = jobs
-            jobs.queue.async { [self] in emitPending(jobs) }
+            // The batch's hop is queued under the lock, so every later value is appended after the
+            // hop that numbers it was queued, and before its thread queues its job's `finish`. Queued
+            // outside, a thread preempted in between let other tickers append, return and finish
+            // first, and the hop then dropped their values as those of ended runs.
+            if pending.count == 1 {
+                let jobs = jobs
+                jobs.queue.async { [self] in emitPending(jobs) }
+            }
         }
         return true
     }

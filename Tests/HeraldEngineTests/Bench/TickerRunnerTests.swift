@@ -26,6 +26,22 @@ final class TickerRunnerTests: XCTestCase {
         XCTAssertTrue(fixture.recorder.progress(of: job.id).allSatisfy { $0.total == 0 })
     }
 
+    func testCountStopsAFlatOutTickerAfterThatManyEvents() throws {
+        let fixture = makeFixture(runnerConfiguration(), runners: [TickerRunner()])
+        let job = try fixture.run(.ticker, ["rate": 0, "duration": 60, "count": 25])
+        XCTAssertEqual(job.summary?["events"]?.intValue, 25)
+        let progress = fixture.recorder.progress(of: job.id)
+        XCTAssertEqual(progress.map(\.completed), Array(1...25))
+        XCTAssertTrue(progress.allSatisfy { $0.total == 25 })
+    }
+
+    func testCountBelowRateTimesDurationEndsThePacedTickerEarly() throws {
+        let fixture = makeFixture(runnerConfiguration(), runners: [TickerRunner()])
+        let job = try fixture.run(.ticker, ["rate": 100, "duration": 60, "count": 5])
+        XCTAssertEqual(job.summary?["events"]?.intValue, 5)
+        XCTAssertTrue(fixture.recorder.progress(of: job.id).allSatisfy { $0.total == 5 })
+    }
+
     func testCancelStopsTheTicker() throws {
         let fixture = makeFixture(runnerConfiguration(), runners: [TickerRunner()])
         let job = try fixture.start(.ticker, ["rate": 50, "duration": 60]).get()
@@ -37,9 +53,12 @@ final class TickerRunnerTests: XCTestCase {
     func testParamsAreValidated() throws {
         let fixture = makeFixture(runnerConfiguration(), runners: [TickerRunner()])
         XCTAssertEqual(try fixture.start(.ticker, ["duration": 0.01]).get().params, ["rate": 20.0, "duration": 0.01])
+        XCTAssertEqual(
+            try fixture.start(.ticker, ["duration": 0.01, "count": 3.0]).get().params, ["rate": 20.0, "duration": 0.01, "count": 3])
         for (params, field) in [
             (["rate": -1], "rate"), (["rate": "fast"], "rate"), (["duration": 0], "duration"),
-            (["duration": 3601], "duration"),
+            (["duration": 3601], "duration"), (["count": 0], "count"), (["count": 1.5], "count"),
+            (["count": 1_000_000_001], "count"),
         ] as [(JSONObject, String)] {
             XCTAssertEqual(fixture.refusal(.ticker, params)?.message.hasPrefix("\(field): "), true, "\(params)")
         }

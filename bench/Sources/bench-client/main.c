@@ -15,6 +15,13 @@
  * Prints "connected N" on stdout once the connect phase is over, then one JSON object on stdout at
  * the end; a human summary goes to stderr unless --quiet.
  *
+ * --url-file FILE gives each connection a URL of its own (connection i takes line i mod the lines:
+ * a scoped credential each, `?t=TOKEN`); every line names the same host and port. --scoped is for
+ * connections that see only some jobs (docs/security.md, scoped streams): their seq has holes by
+ * design, so gaps are counted per job instead, from `completed` in each job's progress events (the
+ * ticker counts 1, 2, 3...), and the JSON adds the progress deliveries and the time from the first to
+ * the last of them (bench/scoped).
+ *
  * Every loop is bounded: connect phase by --connect-timeout, measurement by --duration plus --tail.
  * It only connects where --url says; bench/run only ever gives it 127.0.0.1.
  */
@@ -57,6 +64,19 @@ struct conn {
 	unsigned char *out; /* bytes to send, from out_off */
 	size_t out_len, out_off;
 	int fragmented; /* a message's first fragment was seen; the rest goes to rx */
+	const char *path; /* this connection's path and query */
+	/* --scoped: the last `completed` seen per job, for the jobs this connection has seen */
+	struct job_place *jobs;
+	int jobs_n;
+	uint64_t progress_events; /* --scoped: progress events measured on this connection */
+};
+
+/* --scoped: where one job's progress stood on one connection. */
+#define JOB_ID_MAX 24
+#define JOBS_PER_CONN_MAX 32
+struct job_place {
+	char id[JOB_ID_MAX + 1];
+	int64_t completed;
 };
 
 /* Latency histogram: 1 us buckets below 1 s, then 1 ms buckets up to 120 s, then overflow. */
@@ -70,7 +90,7 @@ static struct {
 	/* options */
 	char host[256];
 	int port;
-	char path[512];
+	char path[3072];
 	int n;
 	const char *send_on_open;
 	const char *start_text;
@@ -85,6 +105,11 @@ static struct {
 	int quiet;
 	int stop_on_stdin_eof;
 	const char *per_event_path;
+	const char *url_file;
+	int scoped;
+	const char *ignore_job; /* --scoped: a job whose progress is not counted (bench/scoped's gate) */
+	char **paths; /* --url-file: one path per line */
+	int paths_n;
 
 	/* state */
 	struct lws_context *context;
@@ -95,6 +120,10 @@ static struct {
 	int64_t first_msg_us, last_msg_us;
 	uint64_t messages, bytes, messages_before, bytes_before, events_with_ts;
 	uint64_t gaps, gap_events, out_of_order, resyncs, snapshots;
+	/* --scoped: seq holes (expected), progress events measured, first and last of them, jobs a
+	 * connection saw beyond JOBS_PER_CONN_MAX (not checked) */
+	uint64_t seq_holes, progress_events, progress_before, jobs_untracked;
+	int64_t first_progress_us, last_progress_us;
 	uint32_t *lat;
 	uint64_t lat_overflow;
 	int64_t lat_max, lat_min;
@@ -263,6 +292,74 @@ static int find_int(const unsigned char *msg, size_t len, const char *key, size_
 	return 1;
 }
 
+/* Finds `"key":"` in the first `limit` bytes and copies the string after it (at most `cap` bytes,
+ * no escapes: job ids have none). */
+static int find_string(const unsigned char *msg, size_t len, const char *key, size_t limit, char *out, size_t cap)
+{
+	size_t klen = strlen(key);
+	if (len > limit)
+		len = limit;
+	const unsigned char *p = memmem(msg, len, key, klen);
+	if (!p)
+		return 0;
+	p += klen;
+	const unsigned char *end = msg + len;
+	size_t n = 0;
+	while (p < end && *p != '"' && n < cap)
+		out[n++] = (char)*p++;
+	if (p >= end || *p != '"')
+		return 0;
+	out[n] = 0;
+	return 1;
+}
+
+/* --scoped: a progress event's `completed` against the last one of its job on this connection. */
+static void note_job_progress(struct conn *c, const unsigned char *msg, size_t len)
+{
+	char id[JOB_ID_MAX + 1];
+	int64_t completed;
+	if (len < 20 || memcmp(msg, "{\"type\":\"progress\"", 18))
+		return;
+	if (!find_string(msg, len, "\"job\":\"", 128, id, JOB_ID_MAX) || !find_int(msg, len, "\"completed\":", 200, &completed))
+		return;
+	if (g.ignore_job && !strcmp(id, g.ignore_job))
+		return;
+	if (g.phase < 2)
+		g.progress_before++;
+	else if (g.phase == 2) {
+		int64_t now = now_mono_us();
+		if (!g.first_progress_us)
+			g.first_progress_us = now;
+		g.last_progress_us = now;
+		g.progress_events++;
+		c->progress_events++;
+	}
+	struct job_place *place = NULL;
+	for (int i = 0; i < c->jobs_n; i++)
+		if (!strcmp(c->jobs[i].id, id)) {
+			place = &c->jobs[i];
+			break;
+		}
+	if (!place) {
+		if (!c->jobs)
+			c->jobs = calloc(JOBS_PER_CONN_MAX, sizeof *c->jobs);
+		if (!c->jobs || c->jobs_n == JOBS_PER_CONN_MAX) {
+			g.jobs_untracked++;
+			return;
+		}
+		place = &c->jobs[c->jobs_n++];
+		strcpy(place->id, id);
+		place->completed = completed;
+		return;
+	}
+	if (completed > place->completed + 1) {
+		g.gaps++;
+		g.gap_events += (uint64_t)(completed - place->completed - 1);
+	} else if (completed <= place->completed)
+		g.out_of_order++;
+	place->completed = completed;
+}
+
 static void on_message(struct conn *c, const unsigned char *msg, size_t len)
 {
 	int64_t now = now_real_us();
@@ -285,18 +382,25 @@ static void on_message(struct conn *c, const unsigned char *msg, size_t len)
 			g.resyncs++;
 		if (find_int(msg, len, "\"seq\":", 300, &seq))
 			c->last_seq = seq;
+		c->jobs_n = 0; /* the snapshot holds each job's progress: count on from the next event */
 		return;
 	}
 	if (!find_int(msg, len, "\"seq\":", 64, &seq))
 		return; /* a reply (accepted, pong): not numbered */
 	if (c->last_seq >= 0) {
 		if (seq > c->last_seq + 1) {
-			g.gaps++;
-			g.gap_events += (uint64_t)(seq - c->last_seq - 1);
+			if (g.scoped)
+				g.seq_holes++;
+			else {
+				g.gaps++;
+				g.gap_events += (uint64_t)(seq - c->last_seq - 1);
+			}
 		} else if (seq <= c->last_seq)
 			g.out_of_order++;
 	}
 	c->last_seq = seq;
+	if (g.scoped)
+		note_job_progress(c, msg, len);
 	if (g.phase == 2 && find_int(msg, len, "\"ts\":", 96, &ts)) {
 		int64_t lat = now - ts;
 		if (lat < 0)
@@ -424,7 +528,7 @@ static void lws_start_connect(struct conn *c)
 	info.context = g.context;
 	info.address = g.host;
 	info.port = g.port;
-	info.path = g.path;
+	info.path = c->path;
 	info.host = g.host;
 	info.ietf_version_or_minus_one = -1;
 	info.local_protocol_name = "bench";
@@ -569,11 +673,15 @@ static void raw_start_connect(struct conn *c)
 		raw_close(c, errno);
 		return;
 	}
-	char request[1024];
+	char request[4096];
 	int n = snprintf(request, sizeof request,
 			 "GET %s HTTP/1.1\r\nHost: %s:%d\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
 			 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
-			 g.path, g.host, g.port);
+			 c->path, g.host, g.port);
+	if (n < 0 || (size_t)n >= sizeof request) { /* read_url_file keeps paths well below this */
+		raw_close(c, E2BIG);
+		return;
+	}
 	raw_queue(c, request, (size_t)n);
 	raw_watch(c, EPOLLIN | EPOLLOUT, EPOLL_CTL_ADD);
 }
@@ -905,10 +1013,75 @@ static int64_t lat_percentile(double q)
 
 static double tv_seconds(struct timeval tv) { return tv.tv_sec + tv.tv_usec / 1e6; }
 
+#define URL_LINE_MAX 3072
+
+/* Splits ws://HOST:PORT/PATH; 0 when it is not one. */
+static int parse_url(const char *url, char *host, int *port, char *path)
+{
+	path[0] = 0;
+	if (sscanf(url, "ws://%255[^:/]:%d%3071s", host, port, path) < 2)
+		return 0;
+	if (!path[0])
+		strcpy(path, "/");
+	return 1;
+}
+
+/* --url-file: one URL a line (blank lines skipped), all on g.host:g.port, the first of them setting
+ * it when --url did not. Exits with a message on a bad line: a load run must not half-start. */
+static void read_url_file(const char *file, int have_url)
+{
+	FILE *f = fopen(file, "r");
+	if (!f) {
+		fprintf(stderr, "bench-client: cannot read --url-file %s: %s\n", file, strerror(errno));
+		exit(2);
+	}
+	char line[URL_LINE_MAX + 2], host[256], path[URL_LINE_MAX];
+	int port, cap = 0, number = 0;
+	while (fgets(line, sizeof line, f)) {
+		number++;
+		size_t len = strlen(line);
+		if (len && line[len - 1] != '\n' && !feof(f)) {
+			fprintf(stderr, "bench-client: %s line %d is longer than %d bytes\n", file, number, URL_LINE_MAX);
+			exit(2);
+		}
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r' || line[len - 1] == ' '))
+			line[--len] = 0;
+		if (!len)
+			continue;
+		if (!parse_url(line, host, &port, path)) {
+			fprintf(stderr, "bench-client: %s line %d is not ws://HOST:PORT/PATH\n", file, number);
+			exit(2);
+		}
+		if (!have_url && !g.paths_n) {
+			strcpy(g.host, host);
+			g.port = port;
+		} else if (strcmp(host, g.host) || port != g.port) {
+			fprintf(stderr, "bench-client: %s line %d is not on %s:%d (every connection goes to one address)\n",
+				file, number, g.host, g.port);
+			exit(2);
+		}
+		if (g.paths_n == cap) {
+			cap = cap ? cap * 2 : 1024;
+			g.paths = realloc(g.paths, (size_t)cap * sizeof *g.paths);
+			if (!g.paths)
+				exit(1);
+		}
+		g.paths[g.paths_n++] = strdup(path);
+	}
+	fclose(f);
+	if (!g.paths_n) {
+		fprintf(stderr, "bench-client: --url-file %s holds no URL\n", file);
+		exit(2);
+	}
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: bench-client --url ws://127.0.0.1:PORT/PATH -n N [--duration S] [--tail S] [--quiet-after S]\n"
+		"         [--url-file FILE]    (a URL per line, same host and port; connection i takes line i mod lines)\n"
+		"         [--scoped [--ignore-job ID]]  (seq holes expected: gaps counted per job from progress\n"
+		"                              `completed`; the progress of job ID is not counted)\n"
 		"         [--send-on-open TEXT] [--start TEXT [--starts K]] [--hold S]\n"
 		"         [--server-pid PID] [--inflight N] [--connect-timeout S] [--quiet] [--stop-on-stdin-eof]\n"
 		"         [--per-event FILE]   (one line per event measured: count, min/mean/max latency, spread)\n"
@@ -946,6 +1119,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(a, "--connect-timeout")) g.connect_timeout = atof(TAKE());
 		else if (!strcmp(a, "--quiet")) g.quiet = 1;
 		else if (!strcmp(a, "--per-event")) g.per_event_path = TAKE();
+		else if (!strcmp(a, "--url-file")) g.url_file = TAKE();
+		else if (!strcmp(a, "--scoped")) g.scoped = 1;
+		else if (!strcmp(a, "--ignore-job")) g.ignore_job = TAKE();
 		else if (!strcmp(a, "--engine")) {
 			const char *e = TAKE();
 			if (!strcmp(e, "raw")) g.raw = 1;
@@ -956,12 +1132,12 @@ int main(int argc, char **argv)
 		else usage();
 #undef TAKE
 	}
-	if (!url || g.n < 1 || g.n > 20000 || g.duration < 0 || g.duration > 3600)
+	if ((!url && !g.url_file) || g.n < 1 || g.n > 20000 || g.duration < 0 || g.duration > 3600)
 		usage();
-	if (sscanf(url, "ws://%255[^:/]:%d%511s", g.host, &g.port, g.path) < 2)
+	if (url && (strlen(url) >= URL_LINE_MAX || !parse_url(url, g.host, &g.port, g.path)))
 		usage();
-	if (!g.path[0])
-		strcpy(g.path, "/");
+	if (g.url_file)
+		read_url_file(g.url_file, url != NULL);
 
 	/* One descriptor per connection, plus lws's own. */
 	struct rlimit rl;
@@ -986,6 +1162,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < g.n; i++) {
 		g.conns[i].index = i;
 		g.conns[i].last_seq = -1;
+		g.conns[i].path = g.paths_n ? g.paths[i % g.paths_n] : g.path;
 	}
 
 	if (g.server_pid)
@@ -1069,6 +1246,32 @@ int main(int argc, char **argv)
 				  ? (g.rss_connected_kb - g.rss_before_kb) * 1024 / g.opened
 				  : -1;
 
+	/* --scoped: the progress deliveries, from the first to the last of them anywhere (the job gate
+	 * of bench/scoped leaves the start of the window idle), and the seq holes, which are expected. */
+	char scoped[640] = "";
+	if (g.scoped) {
+		/* The fewest and most progress events one connection received: a connection that missed
+		 * the end of its stream shows here when the gaps (counted between events) cannot. */
+		uint64_t fewest = UINT64_MAX, most = 0;
+		for (int i = 0; i < g.n; i++) {
+			if (g.conns[i].progress_events < fewest)
+				fewest = g.conns[i].progress_events;
+			if (g.conns[i].progress_events > most)
+				most = g.conns[i].progress_events;
+		}
+		double progress_window =
+			g.last_progress_us > g.first_progress_us ? (g.last_progress_us - g.first_progress_us) / 1e6 : 0;
+		snprintf(scoped, sizeof scoped,
+			 ",\"scoped\":true,\"url_lines\":%d,\"progress_events\":%" PRIu64 ",\"progress_window_s\":%.3f,"
+			 "\"progress_per_s\":%.0f,\"first_progress_s\":%.3f,\"progress_before_start\":%" PRIu64
+			 ",\"progress_per_conn_min\":%" PRIu64 ",\"progress_per_conn_max\":%" PRIu64
+			 ",\"seq_holes\":%" PRIu64 ",\"jobs_untracked\":%" PRIu64,
+			 g.paths_n ? g.paths_n : 1, g.progress_events, progress_window,
+			 progress_window > 0 ? g.progress_events / progress_window : 0,
+			 g.first_progress_us ? (g.first_progress_us - g.measure_started_us) / 1e6 : -1.0, g.progress_before,
+			 fewest, most,
+			 g.seq_holes, g.jobs_untracked);
+	}
 	printf("{\"n\":%d,\"opened\":%d,\"failed\":%d,\"dropped\":%d,"
 	       "\"connect_phase_s\":%.3f,\"connect_ms_p50\":%.3f,\"connect_ms_p99\":%.3f,\"connect_ms_max\":%.3f,"
 	       "\"messages\":%" PRIu64 ",\"messages_before_start\":%" PRIu64 ",\"bytes\":%" PRIu64 ","
@@ -1078,14 +1281,14 @@ int main(int argc, char **argv)
 	       ",\"resyncs\":%" PRIu64 ","
 	       "\"server_cpu_pct\":%.1f,\"client_cpu_pct\":%.1f,"
 	       "\"server_rss_kb_before\":%ld,\"server_rss_kb_connected\":%ld,\"server_rss_kb_end\":%ld,"
-	       "\"server_hwm_kb\":%ld,\"server_rss_bytes_per_conn\":%ld,\"first_error\":\"%s\"}\n",
+	       "\"server_hwm_kb\":%ld,\"server_rss_bytes_per_conn\":%ld,\"first_error\":\"%s\"%s}\n",
 	       g.n, g.opened, g.failed, g.dropped, g.connect_phase_us / 1e6,
 	       percentile_connect(0.5) / 1e3, percentile_connect(0.99) / 1e3,
 	       g.connect_times_n ? g.connect_times[g.connect_times_n - 1] / 1e3 : -1.0,
 	       measured, g.messages_before, g.bytes, window, first_msg_s, rate, byte_rate, g.events_with_ts,
 	       lat_percentile(0.5) / 1e3, lat_percentile(0.99) / 1e3, g.events_with_ts ? g.lat_max / 1e3 : -1.0,
 	       g.gaps, g.gap_events, g.out_of_order, g.snapshots, g.resyncs, server_cpu, client_cpu_pct,
-	       g.rss_before_kb, g.rss_connected_kb, g.rss_end_kb, g.hwm_kb, per_conn_b, g.first_error);
+	       g.rss_before_kb, g.rss_connected_kb, g.rss_end_kb, g.hwm_kb, per_conn_b, g.first_error, scoped);
 	fflush(stdout);
 	if (!g.quiet)
 		fprintf(stderr,
