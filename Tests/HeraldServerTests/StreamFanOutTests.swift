@@ -77,4 +77,12 @@ final class StreamFanOutTests: XCTestCase {
             XCTAssertTrue(drained.stopRequested)
         }
     }
+
+    func testJobEventsCarryTheirRecordForTheHubsToLearnKinds() {
+        let fanOut = StreamFanOut(threads: 2, ringBytes: 1 << 20)
+        let job = JobRecord(id: JobID("j-a"), kind: .sort, params: [:], createdAt: 1)
+        fanOut.post(events: [event(1), SequencedEvent(seq: 2, ts: 2, event: .job(job)), event(3)])
+        XCTAssertEqual(fanOut.ring.view.jobChanges(from: 0).map(\.id), [job.id])
+        XCTAssertEqual(fanOut.ring.view.jobChanges(from: 2).count, 0)
+    }
 }

@@ -26,7 +26,11 @@ public final class StreamFanOut: Sendable {
     public func post(events: [SequencedEvent]) {
         guard !events.isEmpty else { return }
         writerLock.withLock { _ in
-            for event in events { ring.append(WebSocketFrame.text(event.json), seq: event.seq, ts: event.ts, job: event.job) }
+            for event in events {
+                var record: JobRecord?
+                if case .job(let job) = event.event { record = job }
+                ring.append(WebSocketFrame.text(event.json), seq: event.seq, ts: event.ts, job: event.job, record: record)
+            }
             ring.publish()
         }
         for inbox in inboxes { inbox.ringAdvanced() }

@@ -22,6 +22,15 @@ final class FrameChunk: @unchecked Sendable {
         var ts: Int64
         /// The job the event is about; nil for news and workers. Scoped connections skip by it.
         var job: JobID?
+        /// The job as a `job` event told it (nil for other events): each service thread's hub learns
+        /// job kinds from it (for kind scopes), since the hubs do not see the events themselves.
+        var change: JobChange?
+    }
+
+    /// A job record carried beside its frame, boxed so that entries of other events stay small.
+    final class JobChange: Sendable {
+        let record: JobRecord
+        init(_ record: JobRecord) { self.record = record }
     }
 
     /// The ring index of the chunk's first entry: fixed before any view can hold the chunk.
@@ -55,11 +64,12 @@ final class FrameChunk: @unchecked Sendable {
     func fits(_ length: Int) -> Bool { entryCount < entryCapacity && usedBytes + length <= byteCapacity }
 
     /// Copies one frame in after the last. The caller checked `fits`. Writer only.
-    func append(_ frame: [UInt8], start: Int64, seq: Int64, ts: Int64, job: JobID?) {
+    func append(_ frame: [UInt8], start: Int64, seq: Int64, ts: Int64, job: JobID?, change: JobChange?) {
         frame.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { (bytes + usedBytes).update(from: base, count: source.count) }
         }
-        (entries + entryCount).initialize(to: Entry(offset: usedBytes, length: frame.count, start: start, seq: seq, ts: ts, job: job))
+        (entries + entryCount).initialize(
+            to: Entry(offset: usedBytes, length: frame.count, start: start, seq: seq, ts: ts, job: job, change: change))
         usedBytes += frame.count
         entryCount += 1
     }

@@ -71,6 +71,25 @@ public struct RingView: Sendable {
         return Int(headByte - entry(index).start)
     }
 
+    /// The job records that `job` events from `index` to the end told of, oldest first (a hub learns
+    /// job kinds from them). `index` is clamped to what the view covers.
+    public func jobChanges(from index: Int64) -> [JobRecord] {
+        var records: [JobRecord] = []
+        var next = max(index, firstIndex)
+        guard next < endIndex else { return records }
+        var position = chunkPosition(of: next)
+        while next < endIndex {
+            let chunk = chunks[position]
+            let end = chunkEnd(position)
+            while next < end {
+                if let change = chunk.entry(next).change { records.append(change.record) }
+                next += 1
+            }
+            position += 1
+        }
+        return records
+    }
+
     /// Appends whole frames from `index` on to `buffer` while it stays within `limit` bytes (at least
     /// one frame when the buffer is empty). Returns the next index, how many frames were taken, and
     /// the earliest `ts` among them. `index` must be covered (`firstIndex...endIndex`). Frames never

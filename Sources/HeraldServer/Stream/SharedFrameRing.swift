@@ -46,8 +46,8 @@ public final class SharedFrameRing: @unchecked Sendable {
     private static func entryCapacity(forBytes bytes: Int) -> Int { max(16, bytes / 64) }
 
     /// Appends one whole frame, evicting the oldest chunks to make room. Not visible to readers until
-    /// `publish`. Writer only.
-    public func append(_ frame: [UInt8], seq: Int64, ts: Int64, job: JobID? = nil) {
+    /// `publish`. `record`: the job a `job` event tells of (readers learn kinds from it). Writer only.
+    public func append(_ frame: [UInt8], seq: Int64, ts: Int64, job: JobID? = nil, record: JobRecord? = nil) {
         guard frame.count <= capacityBytes else {
             chunks.removeAll()
             allocatedBytes = 0
@@ -66,7 +66,7 @@ public final class SharedFrameRing: @unchecked Sendable {
             allocatedBytes += size
             if chunks.count == 1 { firstIndex = endIndex }
         }
-        chunks[chunks.count - 1].append(frame, start: headByte, seq: seq, ts: ts, job: job)
+        chunks[chunks.count - 1].append(frame, start: headByte, seq: seq, ts: ts, job: job, change: record.map(FrameChunk.JobChange.init))
         endIndex += 1
         headByte += Int64(frame.count)
     }
