@@ -33,8 +33,16 @@ public struct StreamHub {
     var backloggedConnections = 0
     /// The connections one delivery asks to write: kept between deliveries for its capacity.
     var wanting: [ConnectionID] = []
-    /// The live stream, framed once and shared by every connection.
+    /// The live stream, framed once and shared by every connection: the hub's own when it is the
+    /// server's one service thread (`sharedRing` nil), else unused (a minimal one).
     var ring: FrameRing
+    /// With several service threads: the ring every thread reads, which the hub never writes; the
+    /// view of it taken once per delivery; this hub's thread; and, while an answer stamped with the
+    /// ring's end index is applied, that index (`StreamHub+SharedRing`).
+    let sharedRing: SharedFrameRing?
+    var sharedView: RingView?
+    let threadIndex: Int
+    var readStamp: Int64?
     var handshakes: [ConnectionID: PendingHandshake] = [:]
     /// HTTP exchanges waiting for the engine or a file, so a late answer for a closed one is dropped.
     var pendingHTTP: Set<ConnectionID> = []
@@ -55,13 +63,21 @@ public struct StreamHub {
         var echo: Bool
     }
 
-    public init(configuration: ServerConfiguration, epoch: String, logger: Logger, version: String) {
+    /// `sharedRing`: the ring of a server with several service threads, of which this hub's is
+    /// `threadIndex`; nil (the default): one service thread, and the hub frames events into its own.
+    public init(
+        configuration: ServerConfiguration, epoch: String, logger: Logger, version: String, sharedRing: SharedFrameRing? = nil,
+        threadIndex: Int = 0
+    ) {
         self.configuration = configuration
         self.logger = logger
         self.epoch = epoch
         self.access = configuration.access ?? AccessControl(settings: configuration.accessSettings)
         self.checkedAccessRevision = access.revision
-        self.ring = FrameRing(capacityBytes: configuration.ringBytes)
+        self.ring = FrameRing(capacityBytes: sharedRing == nil ? configuration.ringBytes : 0)
+        self.sharedRing = sharedRing
+        self.sharedView = sharedRing.map { _ in RingView.empty }
+        self.threadIndex = threadIndex
         self.api = HTTPAPI(version: version)
     }
 
@@ -182,7 +198,7 @@ public struct StreamHub {
         buffer.removeAll(keepingCapacity: true)
         guard let connection = connections[id] else { return .idle }
         defer { recountBacklog(of: connection) }
-        if connection.cursor.map({ $0 < ring.firstIndex }) == true {
+        if connection.cursor.map({ $0 < ringFirstIndex }) == true {
             // Fell off the ring since the last delivery (a delivery checks too; this is the backstop).
             fellBehind(connection, now: uptime, into: &actions)
         }
@@ -192,7 +208,7 @@ public struct StreamHub {
             connection.stream = .awaitingSnapshot(reason: .resync, generation: overflowGeneration)
             requestSnapshotIfNeeded(into: &actions)
         }
-        let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
+        let hasStream = connection.cursor.map { $0 < ringEndIndex } ?? false
         if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose {
             connection.isCloseHandedOver = true
             return .close(code: code, reason: reason)
@@ -206,13 +222,8 @@ public struct StreamHub {
             oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
             frames = before - connection.outbox.count
         }
-        if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ring.endIndex, buffer.count < configuration.writeBatchBytes {
-            let taken: (next: Int64, frames: Int, oldest: Int64?)
-            if let scope = connection.scope {
-                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer) { admits($0, in: scope) }
-            } else {
-                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
-            }
+        if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ringEndIndex, buffer.count < configuration.writeBatchBytes {
+            let taken = copyRing(from: cursor, limit: configuration.writeBatchBytes, into: &buffer, scope: connection.scope)
             connection.cursor = taken.next
             frames += taken.frames
             if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }
@@ -229,7 +240,7 @@ public struct StreamHub {
         if let oldest { metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6) }
         metrics.framesSent += frames
         metrics.bytesSent += buffer.count
-        let more = !connection.outbox.isEmpty || connection.cursor.map { $0 < ring.endIndex } ?? false || connection.pendingClose != nil
+        let more = !connection.outbox.isEmpty || connection.cursor.map { $0 < ringEndIndex } ?? false || connection.pendingClose != nil
         return .write(frames: frames, more: more)
     }
 
