@@ -15,12 +15,14 @@ final class SharedRingHubTests: XCTestCase {
     }
 
     /// One harness per thread, each hub reading `fanOut`'s ring.
-    private func harnesses(_ fanOut: StreamFanOut) -> [HubHarness] {
+    private func harnesses(_ fanOut: StreamFanOut, maxConnections: Int = 100) -> [HubHarness] {
         (0..<fanOut.routing.threads).map { thread in
+            var configuration = ServerConfiguration()
+            configuration.maxConnections = maxConnections
             var harness = HubHarness()
             harness.hub = StreamHub(
-                configuration: ServerConfiguration(), epoch: "e1", logger: Logger(level: .error), version: "test", sharedRing: fanOut.ring,
-                threadIndex: thread)
+                configuration: configuration, epoch: "e1", logger: Logger(level: .error), version: "test",
+                sharing: fanOut.sharing(thread: thread))
             return harness
         }
     }
@@ -86,5 +88,36 @@ final class SharedRingHubTests: XCTestCase {
         fanOut.post(events: (2...2000).map(event))
         drain(&hubs[0], fanOut, thread: 0)
         XCTAssertEqual(hubs[0].hub.metrics.resyncs, 1, "resynced, not sent a stream with a hole")
+    }
+
+    func testTheConnectionLimitIsTheServersAcrossThreads() {
+        let fanOut = StreamFanOut(threads: 2, ringBytes: 1 << 20, maxConnections: 3)
+        var hubs = harnesses(fanOut, maxConnections: 3)
+        let id = { (serial: Int, thread: Int) in fanOut.routing.id(serial: serial, thread: thread) }
+        hubs[0].connect(id(1, 0))
+        hubs[0].connect(id(2, 0))
+        XCTAssertEqual(hubs[1].hub.handshake(id(1, 1), Handshake(path: "/ws")), .accept, "a pending handshake holds a place too")
+        guard case .refuse(let why) = hubs[1].hub.handshake(id(2, 1), Handshake(path: "/ws")) else {
+            return XCTFail("a fourth connection over both threads is refused")
+        }
+        XCTAssertTrue(why.contains("connection limit (3)"), why)
+        var actions: [HubAction] = []
+        hubs[1].hub.closed(id(1, 1), into: &actions)
+        hubs[0].hub.closed(id(1, 0), into: &actions)
+        XCTAssertEqual(fanOut.connections.count, 1, "a closed connection and a handshake that never opened give their places back")
+        hubs[1].connect(id(3, 1))
+        XCTAssertEqual(fanOut.connections.count, 2)
+    }
+
+    func testMetricsAddUpTheOtherThreadsAsOfTheirLastSweep() {
+        let fanOut = StreamFanOut(threads: 2, ringBytes: 1 << 20)
+        var hubs = harnesses(fanOut)
+        for serial in 1...2 { hubs[0].connect(fanOut.routing.id(serial: serial, thread: 0)) }
+        for serial in 1...3 { hubs[1].connect(fanOut.routing.id(serial: serial, thread: 1)) }
+        XCTAssertEqual(hubs[0].hub.serverMetrics.connectionsOpen, 2, "thread 1 has not swept yet")
+        var actions: [HubAction] = []
+        hubs[1].hub.sweepKeepalive(now: 1, into: &actions)
+        XCTAssertEqual(hubs[0].hub.serverMetrics.connectionsOpen, 5, "its own now, and thread 1's as of its sweep")
+        XCTAssertEqual(hubs[0].hub.serverMetrics.connectionsAccepted, 5)
     }
 }

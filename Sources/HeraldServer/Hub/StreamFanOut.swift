@@ -14,12 +14,22 @@ public final class StreamFanOut: Sendable {
     public let ring: SharedFrameRing
     public let inboxes: [ThreadInbox]
     public let routing: ConnectionRouting
+    /// The server's connection limit and metrics, shared by the threads' hubs.
+    public let connections: ConnectionBudget
+    public let metrics: MetricsBoard
     private let writerLock = Protected(())
 
-    public init(threads: Int, ringBytes: Int) {
+    public init(threads: Int, ringBytes: Int, maxConnections: Int = ServerConfiguration().maxConnections) {
         routing = ConnectionRouting(threads: threads)
         ring = SharedFrameRing(capacityBytes: ringBytes)
         inboxes = (0..<threads).map { _ in ThreadInbox() }
+        connections = ConnectionBudget(limit: maxConnections)
+        metrics = MetricsBoard(threads: threads)
+    }
+
+    /// What thread `thread`'s hub shares with the others.
+    public func sharing(thread: Int) -> HubSharing {
+        HubSharing(ring: ring, thread: thread, connections: connections, metrics: metrics)
     }
 
     /// Frames a batch of events once, publishes it, and tells every thread. Thread: any.

@@ -55,7 +55,7 @@ extension StreamHub {
     /// connection that had nothing left to write is asked to write; a connection the ring dropped
     /// events from under (its cursor fell off the tail) is a slow client and is resynced.
     public mutating func deliver(_ drained: DeliveryInbox.Drained, now: Double, into actions: inout [HubAction]) {
-        precondition(sharedRing == nil, "a hub of several service threads takes ThreadInbox.Drained")
+        precondition(sharing == nil, "a hub of several service threads takes ThreadInbox.Drained")
         uptime = now
         if drained.stopRequested { beginClosing(into: &actions) }
         if drained.streamReset {
@@ -239,7 +239,7 @@ extension StreamHub {
                 }
             }
             respond(
-                id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: metrics, uptimeSeconds: uptime, epoch: epoch)),
+                id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: serverMetrics, uptimeSeconds: uptime, epoch: epoch)),
                 into: &actions)
         default:
             logger.error("the engine answered \(ticket) with an unexpected reply; dropped")

@@ -8,7 +8,15 @@ import HeraldEngine
 extension StreamHub {
     var ringFirstIndex: Int64 { sharedView?.firstIndex ?? ring.firstIndex }
     var ringEndIndex: Int64 { sharedView?.endIndex ?? ring.endIndex }
-    var ringCapacityBytes: Int { sharedRing?.capacityBytes ?? ring.capacityBytes }
+    var ringCapacityBytes: Int { sharing?.ring.capacityBytes ?? ring.capacityBytes }
+    var threadIndex: Int { sharing?.thread ?? 0 }
+
+    /// The server's counters for `/metrics`: this hub's, plus with several threads the others' as of
+    /// their last keepalive sweep (`MetricsBoard`).
+    var serverMetrics: ServerMetrics { sharing.map { $0.metrics.total(current: metrics, thread: $0.thread) } ?? metrics }
+
+    /// Leaves a copy of this hub's counters for the other threads (once a keepalive sweep).
+    func publishMetrics() { sharing?.metrics.publish(metrics, thread: threadIndex) }
 
     func ringBacklogBytes(from index: Int64) -> Int {
         if let sharedView { return sharedView.backlogBytes(from: index) }
@@ -37,11 +45,11 @@ extension StreamHub {
     /// frames tell of, applies the answers (snapshots and resumes go live at their stamp), and asks
     /// the connections that must write to write.
     public mutating func deliver(_ drained: ThreadInbox.Drained, now: Double, into actions: inout [HubAction]) {
-        guard let sharedRing else { preconditionFailure("a hub with a ring of its own takes DeliveryInbox.Drained") }
+        guard let sharing else { preconditionFailure("a hub with a ring of its own takes DeliveryInbox.Drained") }
         uptime = now
         if drained.stopRequested { beginClosing(into: &actions) }
         let endBefore = ringEndIndex
-        let view = sharedRing.view
+        let view = sharing.ring.view
         sharedView = view
         if drained.streamReset {
             logger.warning("the engine's stream restarted (a new epoch); every viewer gets a snapshot")

@@ -36,12 +36,11 @@ public struct StreamHub {
     /// The live stream, framed once and shared by every connection: the hub's own when it is the
     /// server's one service thread (`sharedRing` nil), else unused (a minimal one).
     var ring: FrameRing
-    /// With several service threads: the ring every thread reads, which the hub never writes; the
-    /// view of it taken once per delivery; this hub's thread; and, while an answer stamped with the
-    /// ring's end index is applied, that index (`StreamHub+SharedRing`).
-    let sharedRing: SharedFrameRing?
+    /// With several service threads: the ring (which the hub never writes), connection limit and
+    /// metrics board the threads share; the view of the ring taken once per delivery; and, while an
+    /// answer stamped with the ring's end index is applied, that index (`StreamHub+SharedRing`).
+    let sharing: HubSharing?
     var sharedView: RingView?
-    let threadIndex: Int
     var readStamp: Int64?
     var handshakes: [ConnectionID: PendingHandshake] = [:]
     /// HTTP exchanges waiting for the engine or a file, so a late answer for a closed one is dropped.
@@ -63,21 +62,17 @@ public struct StreamHub {
         var echo: Bool
     }
 
-    /// `sharedRing`: the ring of a server with several service threads, of which this hub's is
-    /// `threadIndex`; nil (the default): one service thread, and the hub frames events into its own.
-    public init(
-        configuration: ServerConfiguration, epoch: String, logger: Logger, version: String, sharedRing: SharedFrameRing? = nil,
-        threadIndex: Int = 0
-    ) {
+    /// `sharing`: what a server with several service threads shares between their hubs; nil (the
+    /// default): one service thread, and the hub frames events into a ring of its own.
+    public init(configuration: ServerConfiguration, epoch: String, logger: Logger, version: String, sharing: HubSharing? = nil) {
         self.configuration = configuration
         self.logger = logger
         self.epoch = epoch
         self.access = configuration.access ?? AccessControl(settings: configuration.accessSettings)
         self.checkedAccessRevision = access.revision
-        self.ring = FrameRing(capacityBytes: sharedRing == nil ? configuration.ringBytes : 0)
-        self.sharedRing = sharedRing
-        self.sharedView = sharedRing.map { _ in RingView.empty }
-        self.threadIndex = threadIndex
+        self.ring = FrameRing(capacityBytes: sharing == nil ? configuration.ringBytes : 0)
+        self.sharing = sharing
+        self.sharedView = sharing.map { _ in RingView.empty }
         self.api = HTTPAPI(version: version)
     }
 
@@ -96,7 +91,7 @@ public struct StreamHub {
         guard !isClosing else { return refuse("shutting down") }
         let isEcho = configuration.echoEndpoint && request.path == "/echo"
         guard request.path == "/ws" || isEcho else { return refuse("only /ws accepts WebSocket connections") }
-        guard connections.count + handshakes.count < configuration.maxConnections else {
+        guard (sharing?.connections.count ?? connections.count + handshakes.count) < configuration.maxConnections else {
             return refuse("connection limit (\(configuration.maxConnections)) reached")
         }
         if let origin = request.origin {
@@ -113,6 +108,11 @@ public struct StreamHub {
             sessionCookie: SessionCookie.value(in: request.cookie), proxyUser: request.proxyUser, peerAddress: request.peer)
         switch isEcho ? .success(.anonymousAdmin) : access.authenticate(credentials) {
         case .success(let principal):
+            // Several threads: a place under the server's limit, taken now (another thread may have
+            // taken the last since the check above) and given back when the id is closed.
+            if let budget = sharing?.connections, !budget.take() {
+                return refuse("connection limit (\(configuration.maxConnections)) reached")
+            }
             handshakes[id] = PendingHandshake(resume: resume, principal: principal, peer: request.peer, echo: isEcho)
             return .accept
         case .failure(let refusal):
@@ -125,8 +125,9 @@ public struct StreamHub {
 
     /// The handshake completed: the connection gets a snapshot (or its resume) before any event.
     public mutating func opened(_ id: ConnectionID, now: Double, into actions: inout [HubAction]) {
+        let pending = handshakes.removeValue(forKey: id)
         let handshake =
-            handshakes.removeValue(forKey: id)
+            pending
             ?? PendingHandshake(
                 resume: nil, principal: (try? access.anonymous().get()) ?? Principal(name: "anonymous", role: .viewer, source: .anonymous),
                 peer: "?", echo: false)
@@ -137,6 +138,7 @@ public struct StreamHub {
                 resyncWindow: configuration.resyncWindowSeconds),
             commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
             principal: handshake.principal, isEcho: handshake.echo, now: now)
+        connection.holdsBudgetPlace = pending != nil || sharing?.connections.take() == true
         connections[id] = connection
         guard !connection.isEcho else { return }
         metrics.connectionsAccepted += 1
@@ -159,9 +161,11 @@ public struct StreamHub {
     /// The transport is done with this id (a WebSocket, a handshake that never completed, or an
     /// HTTP exchange): forget everything about it; a worker's attempts are lost.
     public mutating func closed(_ id: ConnectionID, into actions: inout [HubAction]) {
-        handshakes.removeValue(forKey: id)
+        let wasHandshake = handshakes.removeValue(forKey: id) != nil
         pendingHTTP.remove(id)
-        guard let connection = connections.removeValue(forKey: id) else { return }
+        let connection = connections.removeValue(forKey: id)
+        if wasHandshake || connection?.holdsBudgetPlace == true { sharing?.connections.giveBack() }
+        guard let connection else { return }
         if connection.countedAsBacklogged { backloggedConnections -= 1 }
         guard !connection.isEcho else { return }
         if connection.isWorker || connection.isWorkerHelloPending { actions.append(.detachWorker(id)) }
