@@ -15,6 +15,8 @@ enum ServiceEvent {
     case destroyed
     /// `lws_cancel_service` woke the loop: deliveries or a stop are waiting. Arrives once per protocol.
     case wakeUp
+    /// Several service threads: this thread's listening socket has connections to accept.
+    case listenerReadable
     case http(uri: String)
     case httpBody(UnsafeRawBufferPointer)
     case httpBodyComplete

@@ -15,6 +15,9 @@ public final class MetricsBoard: Sendable {
 
     public var threads: Int { slots.withLock { $0.count } }
 
+    /// Each thread's last copy, by thread. Thread: any.
+    public var copies: [ServerMetrics] { slots.withLock { $0 } }
+
     /// Leaves `metrics` as service thread `thread`'s latest.
     public func publish(_ metrics: ServerMetrics, thread: Int) {
         slots.withLock { $0[thread] = metrics }

@@ -8,6 +8,8 @@ import HeraldEngine
 extension StreamHub {
     var ringFirstIndex: Int64 { sharedView?.firstIndex ?? ring.firstIndex }
     var ringEndIndex: Int64 { sharedView?.endIndex ?? ring.endIndex }
+    /// The end of the ring as the hub last saw it (for the fan-out's pacing).
+    public var ringEnd: Int64 { ringEndIndex }
     var ringCapacityBytes: Int { sharing?.ring.capacityBytes ?? ring.capacityBytes }
     var threadIndex: Int { sharing?.thread ?? 0 }
 
