@@ -23,3 +23,13 @@ enum ServiceEvent {
     case httpWriteable
     case httpClosed
 }
+
+extension ServiceEvent {
+    /// Reads and writes, which come by the thousand a second on a busy server.
+    var isTraffic: Bool {
+        switch self {
+        case .receive, .pong, .writeable, .httpBody, .httpWriteable: return true
+        default: return false
+        }
+    }
+}

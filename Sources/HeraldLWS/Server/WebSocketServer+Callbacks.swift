@@ -10,7 +10,12 @@ import HeraldSupport
 extension WebSocketServer {
     func handle(_ event: ServiceEvent, on wsi: OpaquePointer) -> CallbackAction {
         assertOnServiceThread()
-        defer { performActions() }
+        defer {
+            performActions()
+            // Several threads: the others' `/metrics` see this one's counters as of its last event
+            // that was not a read or a write (those come too often to publish on).
+            if fanOut != nil, !event.isTraffic { hub.publishMetrics() }
+        }
         switch event {
         case .filterConnection:
             let id = assignID(wsi)

@@ -115,6 +115,7 @@ public final class WebSocketServer: @unchecked Sendable {
         self.threadIndex = thread
         self.siblings = siblings
         self.route = DeliveryRoute(inbox: inbox, fanOut: fanOut, thread: thread)
+        if let fanOut, thread == 0 { inbox.follow(fanOut) }
         self.hub = StreamHub(
             configuration: configuration, epoch: engine.epoch, logger: logger, version: version, sharing: fanOut?.sharing(thread: thread))
     }

@@ -17,8 +17,10 @@ extension StreamHub {
     /// their last keepalive sweep (`MetricsBoard`).
     var serverMetrics: ServerMetrics { sharing.map { $0.metrics.total(current: metrics, thread: $0.thread) } ?? metrics }
 
-    /// Leaves a copy of this hub's counters for the other threads (once a keepalive sweep).
-    func publishMetrics() { sharing?.metrics.publish(metrics, thread: threadIndex) }
+    /// Leaves a copy of this hub's counters for the other threads: at every keepalive sweep, and
+    /// whenever the transport calls it (after each drain and each connection's opening or closing).
+    /// A store of a value whose containers are shared until written (no copy of the counters).
+    public func publishMetrics() { sharing?.metrics.publish(metrics, thread: threadIndex) }
 
     func ringBacklogBytes(from index: Int64) -> Int {
         if let sharedView { return sharedView.backlogBytes(from: index) }
