@@ -183,7 +183,7 @@ public final class WebSocketServer: @unchecked Sendable {
         let thread = Thread { [self] in
             serviceThreadMain(started: started, listener: listener, sharedPort: port)
         }
-        thread.name = threadIndex == 0 ? "herald.service" : "herald.service.\(threadIndex)"
+        thread.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         thread.stackSize = 1 << 20
         thread.start()
         started.wait()
@@ -250,6 +250,9 @@ public final class WebSocketServer: @unchecked Sendable {
 
     private func serviceThreadMain(started: DispatchSemaphore, listener: Int32?, sharedPort: Int?) {
         serviceThread = pthread_self()
+        // Set from the thread itself, the name is the kernel's too (`top -H`, /proc/PID/task/*/comm), which
+        // takes 15 characters at most.
+        Thread.current.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         let resources = ContextResources(configuration: configuration)
         var info = resources.creationInfo(owner: Unmanaged.passUnretained(self).toOpaque())
         // Several threads: the transport listens (`ReusePortListeners`), and the context adopts.
