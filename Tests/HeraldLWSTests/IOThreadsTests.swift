@@ -43,6 +43,20 @@ final class IOThreadsTests: XCTestCase {
         }
         for client in clients { XCTAssertEqual(client.waitForClose(timeout: 15), .some(1001)) }
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "stop joined every service thread")
+        // No listening socket outlives the server (lws closes the ones its contexts adopted): the port
+        // binds again without sharing.
+        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(plain) }
+        var on: Int32 = 1
+        setsockopt(plain, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(plain, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(bound, 0, "port \(server.port) is free again")
     }
 
     func testTwoServiceThreadsShareOnePortAndOneStream() throws {

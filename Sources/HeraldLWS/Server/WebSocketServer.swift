@@ -277,11 +277,22 @@ public final class WebSocketServer: @unchecked Sendable {
         if let listener {
             var descriptor = lws_sock_file_fd_type()
             descriptor.filefd = listener
-            if lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, ContextResources.protocolName, nil) != nil {
-                listenerDescriptor = listener
-            } else {
-                logger.error("service thread \(threadIndex) could not watch its listening socket")
+            guard lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, ContextResources.protocolName, nil) != nil
+            else {
+                // A socket nobody accepts on would take its share of the connections and hang them:
+                // the server does not start. `start` closes the socket, which lws did not adopt.
+                lifecycle.withLock { $0 = .failed("service thread \(threadIndex) could not watch its listening socket") }
+                keepaliveTimer = nil
+                keepalive.release()
+                lws_context_destroy(context)
+                self.context = nil
+                streamProtocol = nil
+                resources.release()
+                started.signal()
+                stoppedSignal.signal()
+                return
             }
+            listenerDescriptor = listener
         }
         let port = sharedPort ?? Int(lws_get_vhost_listen_port(vhost))
         let pointer = ContextPointer(pointer: context)
