@@ -66,4 +66,35 @@ final class IOThreadsTests: XCTestCase {
     func testOneServiceThreadServesAsBefore() throws {
         try streamReachesEveryClient(threads: 1, clients: 4)
     }
+
+    func testAPortTakenElsewhereIsAClearStartError() throws {
+        // A socket that does not share the port (no SO_REUSEPORT) holds it.
+        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(plain) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(plain, $0, length) == 0 && listen(plain, 4) == 0 && getsockname(plain, $0, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-io-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let engine = JobDispatcher(
+            configuration: EngineConfiguration(),
+            environment: JobEnvironment(searchRoot: folder, dataDirectory: folder, newsSource: NewsSource()), runners: [])
+        defer { engine.shutdown(grace: 0) }
+        var configuration = ServerConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = Int(UInt16(bigEndian: address.sin_port))
+        configuration.ioThreads = 2
+        let server = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: .error), version: "test")
+        XCTAssertThrowsError(try server.start()) { error in
+            XCTAssertTrue("\(error)".contains("Address already in use"), "\(error)")
+        }
+        server.stop()
+    }
 }

@@ -172,7 +172,8 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         guard let failure else { return port! }
         engine.unsubscribe(id)
-        stopThreads()
+        // One thread that failed has nothing to stop; of several, those that started are stopped.
+        if fanOut != nil { stopThreads() }
         lifecycle.withLock { $0 = .failed(failure) }
         throw StartError.cannotListen(failure)
     }

@@ -1,3 +1,4 @@
+import HeraldEngine
 import Synchronization
 
 /// One service thread's inbox when several share a `SharedFrameRing` (`StreamFanOut`): events are not
@@ -26,7 +27,8 @@ public final class ThreadInbox: Sendable {
         var isIdle: Bool { replies.isEmpty && ordered.isEmpty && !ringAdvanced && !streamReset }
     }
 
-    private let state = Mutex(State())
+    /// A pthread mutex (`Protected`), which ThreadSanitizer sees, unlike `Synchronization.Mutex`'s futex.
+    private let state = Protected(State())
     /// The ring's end index as this thread last took a view: how far its hub has read the stream.
     /// Written on the service thread, read anywhere (producer pacing); relaxed.
     private let takenEnd = Atomic<Int64>(0)
