@@ -20,6 +20,12 @@ public struct ServerConfiguration: Sendable {
     /// a connection may fall before it is resynced. Server memory for the stream is this, whatever
     /// the clients do.
     public var ringBytes = 4 * 1024 * 1024
+    /// Service threads, each with its own libwebsockets context, connections and hub, reading one
+    /// shared ring (docs/architecture.md, "Several service threads"); 1: one context on one thread.
+    /// Default: the number of cores, at most `maxIOThreads`.
+    public var ioThreads = min(ProcessInfo.processInfo.activeProcessorCount, ServerConfiguration.maxIOThreads)
+    /// The most service threads `ioThreads` may ask for.
+    public static let maxIOThreads = 16
     public var resyncLimit = 3
     public var resyncWindowSeconds = 10.0
     public var commandsPerSecond = 50.0

@@ -31,6 +31,8 @@ enum Help {
           --port N                 port; 0 picks a free one (default 8080)
           --public DIR             dashboard folder (default: $HERALD_PUBLIC, ./Public, or the one installed beside the binary)
           --max-connections N      WebSocket connections at once (default 10000)
+          --io-threads N           service threads, each serving its share of the connections from one
+                                   shared ring, 1 to 16 (default: the number of cores, at most 16)
           --max-message-bytes N    largest inbound message (default 65536; larger closes with 1009)
           --ring-bytes N           bytes of events kept for all clients; one further behind is resynced (default 4194304)
           --ping-after SECONDS     ping a connection silent this long (default 10)

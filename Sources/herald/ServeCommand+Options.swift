@@ -30,6 +30,7 @@ extension ServeCommand {
             server.host = arguments.last("host") ?? server.host
             server.port = try arguments.integer("port", in: 0...65535) ?? server.port
             server.maxConnections = try arguments.integer("max-connections", in: 1...1_000_000) ?? server.maxConnections
+            server.ioThreads = try arguments.integer("io-threads", in: 1...ServerConfiguration.maxIOThreads) ?? server.ioThreads
             server.maxMessageBytes = try arguments.integer("max-message-bytes", in: 256...16_777_216) ?? server.maxMessageBytes
             server.outboxCapBytes = try arguments.integer("outbox-bytes", in: 4096...1_073_741_824) ?? server.outboxCapBytes
             server.ringBytes = try arguments.integer("ring-bytes", in: 65_536...4_294_967_296) ?? server.ringBytes

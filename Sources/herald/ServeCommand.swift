@@ -12,7 +12,8 @@ import HeraldWebhooks
 enum ServeCommand {
     static let valued: Set<String> = [
         "host", "port", "public", "data-dir", "search-root", "workers", "search-limit", "max-results", "progress-rate",
-        "event-log-size", "event-log-bytes", "news-interval", "news-probability", "news-seed", "max-connections", "max-message-bytes",
+        "event-log-size", "event-log-bytes", "news-interval", "news-probability", "news-seed", "max-connections", "io-threads",
+        "max-message-bytes",
         "outbox-bytes", "allow-origin", "token", "token-file", "grace", "log-level", "tls-cert", "tls-key", "jobs",
         "worker-token", "worker-lease", "ring-bytes", "ping-after", "hangup-after",
         "recent-jobs", "kept-results-bytes", "history-jobs", "request-ids", "redis", "redis-password-file", "node", "redis-prefix",

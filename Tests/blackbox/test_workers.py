@@ -234,6 +234,9 @@ def test_sigterm_lets_a_job_finish_then_exits_zero_and_cancels_after_grace(clust
     patient = cluster.worker("patient", 1, "--grace", "30")
     job = cluster.start(10)
     cluster.wait_job(job, lambda j: j["state"] == "running", "running")
+    # Running once assigned; the assignment may still be on its way to the worker (it is written by the
+    # service thread that serves the worker, which need not be the one that answered): its program ran.
+    cluster.pid(job, 1)
     patient.process.send_signal(signal.SIGTERM)
     wait_for(lambda: any(w["draining"] for w in cluster.workers()), what="the worker drains")
     assert patient.process.wait(timeout=20) == 0

@@ -25,6 +25,7 @@ func heraldServerCallback(
     case LWS_CALLBACK_CLOSED: event = .closed
     case LWS_CALLBACK_WSI_DESTROY: event = .destroyed
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: event = .wakeUp
+    case LWS_CALLBACK_RAW_RX_FILE: event = .listenerReadable
     case LWS_CALLBACK_HTTP:
         event = .http(uri: input.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? "/")
     case LWS_CALLBACK_HTTP_BODY: event = .httpBody(bytes)

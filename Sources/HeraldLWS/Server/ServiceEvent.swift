@@ -15,9 +15,21 @@ enum ServiceEvent {
     case destroyed
     /// `lws_cancel_service` woke the loop: deliveries or a stop are waiting. Arrives once per protocol.
     case wakeUp
+    /// Several service threads: this thread's listening socket has connections to accept.
+    case listenerReadable
     case http(uri: String)
     case httpBody(UnsafeRawBufferPointer)
     case httpBodyComplete
     case httpWriteable
     case httpClosed
+}
+
+extension ServiceEvent {
+    /// Reads and writes, which come by the thousand a second on a busy server.
+    var isTraffic: Bool {
+        switch self {
+        case .receive, .pong, .writeable, .httpBody, .httpWriteable: return true
+        default: return false
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import HeraldEngine
 import HeraldServer
 internal import CLibWebSockets
@@ -9,7 +10,12 @@ import HeraldSupport
 extension WebSocketServer {
     func handle(_ event: ServiceEvent, on wsi: OpaquePointer) -> CallbackAction {
         assertOnServiceThread()
-        defer { performActions() }
+        defer {
+            performActions()
+            // Several threads: the others' `/metrics` see this one's counters as of its last event
+            // that was not a read or a write (those come too often to publish on).
+            if fanOut != nil, !event.isTraffic { hub.publishMetrics() }
+        }
         switch event {
         case .filterConnection:
             let id = assignID(wsi)
@@ -52,6 +58,9 @@ extension WebSocketServer {
         case .wakeUp:
             drainInbox(now: uptime())
             return .proceed
+        case .listenerReadable:
+            acceptConnections()
+            return .proceed
         case .http(let uri): return beginHTTP(uri: uri, on: wsi)
         case .httpBody(let bytes): return receiveBody(bytes, on: wsi)
         case .httpBodyComplete: return completeBody(on: wsi)
@@ -77,10 +86,30 @@ extension WebSocketServer {
         return LWSHeaders.custom(wsi, header)
     }
 
+    /// A new connection or exchange id: with several service threads it names this one
+    /// (`ConnectionRouting`), so answers addressed to it come here.
+    func makeID() -> ConnectionID {
+        defer { nextSerial += 1 }
+        return fanOut?.routing.id(serial: nextSerial, thread: threadIndex) ?? nextSerial
+    }
+
+    /// Several service threads: this thread's listening socket has connections waiting. Each is
+    /// accepted (non-blocking: the loop ends when none is left) and handed to the context, which
+    /// treats it as one its own listener accepted (HTTP, upgraded or not; TLS when configured).
+    func acceptConnections() {
+        guard let listener = listenerDescriptor, let vhost else { return }
+        while true {
+            let accepted = accept(listener, nil, nil)
+            guard accepted >= 0 else { return }
+            _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
+            if lws_adopt_socket_vhost(vhost, accepted) == nil { close(accepted) }
+        }
+    }
+
     func assignID(_ wsi: OpaquePointer) -> ConnectionID {
         forget(wsi)
-        let id = nextID
-        nextID += 1
+        let id = makeID()
         lws_set_opaque_user_data(wsi, UnsafeMutableRawPointer(bitPattern: id))
         sockets[id] = wsi
         streamSockets.insert(wsi, id: id, descriptor: lws_get_socket_fd(wsi))
@@ -122,12 +151,21 @@ extension WebSocketServer {
     /// (docs/benchmarks.md has the figures behind both.)
     func drainInbox(now: Double) {
         assertOnServiceThread()
-        let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
-        if drained.more { inbox.wake() }
-        hub.deliver(drained, now: now, into: &actions)
+        let more: Bool
+        if let fanOut {
+            let threadInbox = fanOut.inboxes[threadIndex]
+            hub.deliver(threadInbox.drain(), now: now, into: &actions)
+            threadInbox.noteTaken(endIndex: hub.ringEnd)
+            more = false
+        } else {
+            let drained = inbox.drain(maxEntries: hub.sliceEntries, maxBytes: hub.sliceBytes)
+            if drained.more { inbox.wake() }
+            hub.deliver(drained, now: now, into: &actions)
+            more = drained.more
+        }
         // The monotonic clock (`uptime`): a pause is a duration, which a wall clock step must not change.
         let nowMicros = Int64(now * 1_000_000)
-        let paused = !drained.more && nowMicros - lastSliceMicros >= Self.pauseBeforeWritingAtOnceMicros
+        let paused = !more && nowMicros - lastSliceMicros >= Self.pauseBeforeWritingAtOnceMicros
         lastSliceMicros = nowMicros
         performActions(writing: paused ? .now : .afterPoll)
         noteBacklog()
@@ -144,7 +182,11 @@ extension WebSocketServer {
     /// until the producer gave up, stalling for good after its first backlog. Two relaxed stores.
     func noteBacklog() {
         let backlog = hub.backlogCount
-        inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
+        if let fanOut {
+            fanOut.inboxes[threadIndex].noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
+        } else {
+            inbox.noteBacklog(backlogged: backlog.backlogged, of: backlog.total)
+        }
     }
 
     /// Writes what the hub gives for one writable callback: whole frames in one write, after the
@@ -277,24 +319,24 @@ extension WebSocketServer {
             case .drop(let id):
                 if let wsi = sockets[id] { herald_drop(wsi) }
             case .ask(let request, let ticket):
-                engine.send(request) { [inbox] reply in inbox.post(.answer(ticket, reply)) }
+                engine.send(request) { [route] reply in route.post(.answer(ticket, reply)) }
             case .respond(let id, let response):
                 respond(id, response)
             case .readFile(let id, let path, let allowOrigin):
-                DispatchQueue.global(qos: .userInitiated).async { [files, inbox] in
+                DispatchQueue.global(qos: .userInitiated).async { [files, route] in
                     var response = files.response(for: path)
                     if let allowOrigin { response.headers += [("access-control-allow-origin:", allowOrigin), ("vary:", "Origin")] }
-                    inbox.post(.file(id, response))
+                    route.post(.file(id, response))
                 }
             case .compute(let id, let work):
                 // One at a time: a sign-in's argon2id takes tens of milliseconds and 64 MiB, so a flood
                 // of them queues here instead of taking every core and gigabytes.
-                signInQueue.async { [inbox] in inbox.post(.file(id, work())) }
+                signInQueue.async { [route] in route.post(.file(id, work())) }
             case .answerLater(let id, let work):
                 // Not the sign-in queue: the work waits for nothing, and a sign-in must not wait for it.
-                DispatchQueue.global(qos: .userInitiated).async { [inbox] in work { response in inbox.post(.file(id, response)) } }
+                DispatchQueue.global(qos: .userInitiated).async { [route] in work { response in route.post(.file(id, response)) } }
             case .attachWorker(let id, let hello):
-                engine.attachWorker(WorkerSession(id), hello) { [inbox] directive in inbox.post(.worker(id, directive)) }
+                engine.attachWorker(WorkerSession(id), hello) { [route] directive in route.post(.worker(id, directive)) }
             case .workerReport(let id, let report):
                 engine.workerSent(WorkerSession(id), report)
             case .detachWorker(let id):

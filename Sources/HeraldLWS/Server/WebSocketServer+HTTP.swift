@@ -13,8 +13,7 @@ extension WebSocketServer {
             authorization: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_AUTHORIZATION), origin: LWSHeaders.value(wsi, WSI_TOKEN_ORIGIN),
             cookie: LWSHeaders.value(wsi, WSI_TOKEN_HTTP_COOKIE), proxyUser: proxyUser(wsi), peer: LWSHeaders.peer(wsi),
             host: LWSHeaders.value(wsi, WSI_TOKEN_HOST))
-        let exchange = HTTPExchange(id: nextID, request: request)
-        nextID += 1
+        let exchange = HTTPExchange(id: makeID(), request: request)
         exchanges[wsi] = exchange
         sockets[exchange.id] = wsi
         if method == "POST" {

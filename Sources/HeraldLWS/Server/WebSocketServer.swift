@@ -5,7 +5,8 @@ import HeraldServer
 internal import CLibWebSockets
 import HeraldSupport
 
-/// The libwebsockets transport: one context on one service thread, driving a `StreamHub`.
+/// The libwebsockets transport: one context on one service thread, driving a `StreamHub`; with
+/// `ioThreads` above 1, this object is thread 0 of several, each such an object (`siblings`).
 ///
 /// It is the only code that sees a `wsi`: it turns each callback into a hub call with an integer
 /// connection id and performs the hub's actions (writes, closes, HTTP answers, requests for the
@@ -25,6 +26,13 @@ public final class WebSocketServer: @unchecked Sendable {
     let files: StaticFiles
     /// Sign-ins' password checks (`HubAction.compute`), one at a time, off the service thread.
     let signInQueue = DispatchQueue(label: "herald.sign-in", qos: .userInitiated)
+    /// With several service threads (`ioThreads` > 1): the fan-out they share, this one's index, and
+    /// (on thread 0, which `start` and `stop` are called on) the others. Set at init, then read only.
+    let fanOut: StreamFanOut?
+    let threadIndex: Int
+    private let siblings: [WebSocketServer]
+    /// Where this thread's deliveries go.
+    let route: DeliveryRoute
 
     /// The server's lifecycle, guarded by a mutex because `start`/`stop` come from other threads.
     enum State {
@@ -57,7 +65,12 @@ public final class WebSocketServer: @unchecked Sendable {
     /// The WebSockets among them, in descriptor order (a delivery's pass of writes goes through them).
     @exclusivity(unchecked) var streamSockets = StreamSockets()
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
-    var nextID: ConnectionID = 1
+    /// The serial of the next connection or exchange (`makeID`).
+    var nextSerial = 1
+    /// With several service threads: the listening socket this thread accepts on, adopted into its
+    /// context, and the context's vhost that adopts what it accepts.
+    var listenerDescriptor: Int32?
+    var vhost: OpaquePointer?
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
     /// When `drainInbox` last took a slice (monotonic clock, microseconds): whether the stream paused.
     @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
@@ -69,15 +82,42 @@ public final class WebSocketServer: @unchecked Sendable {
     var serviceThread: pthread_t?
 
     /// `inbox` may be made first by a caller that paces a producer by it (`herald serve --bench`).
-    public init(
+    /// With `configuration.ioThreads` above 1 it makes the other threads' servers too; `start` and
+    /// `stop` then start and stop them all.
+    public convenience init(
         configuration: ServerConfiguration, engine: any JobEngine, logger: Logger, version: String, inbox: DeliveryInbox = DeliveryInbox()
+    ) {
+        let threads = min(max(1, configuration.ioThreads), ServerConfiguration.maxIOThreads)
+        let fanOut =
+            threads > 1
+            ? StreamFanOut(threads: threads, ringBytes: configuration.ringBytes, maxConnections: configuration.maxConnections) : nil
+        let siblings = (1..<threads).map { thread in
+            WebSocketServer(
+                configuration: configuration, engine: engine, logger: logger, version: version, inbox: inbox, fanOut: fanOut,
+                thread: thread,
+                siblings: [])
+        }
+        self.init(
+            configuration: configuration, engine: engine, logger: logger, version: version, inbox: inbox, fanOut: fanOut, thread: 0,
+            siblings: siblings)
+    }
+
+    private init(
+        configuration: ServerConfiguration, engine: any JobEngine, logger: Logger, version: String, inbox: DeliveryInbox,
+        fanOut: StreamFanOut?, thread: Int, siblings: [WebSocketServer]
     ) {
         self.configuration = configuration
         self.engine = engine
         self.logger = logger
         self.inbox = inbox
         self.files = StaticFiles(root: configuration.publicDirectory)
-        self.hub = StreamHub(configuration: configuration, epoch: engine.epoch, logger: logger, version: version)
+        self.fanOut = fanOut
+        self.threadIndex = thread
+        self.siblings = siblings
+        self.route = DeliveryRoute(inbox: inbox, fanOut: fanOut, thread: thread)
+        if let fanOut, thread == 0 { inbox.follow(fanOut) }
+        self.hub = StreamHub(
+            configuration: configuration, epoch: engine.epoch, logger: logger, version: version, sharing: fanOut?.sharing(thread: thread))
     }
 
     public enum StartError: Error, CustomStringConvertible {
@@ -100,26 +140,58 @@ public final class WebSocketServer: @unchecked Sendable {
             state = .starting
         }
         LibWebSocketsLog.route(to: logger)
-        let id = engine.subscribe { [inbox] events in inbox.post(events: events) }
-        engine.onStreamReset { [inbox] in inbox.resetStream() }
+        var listeners: ReusePortListeners?
+        if let fanOut {
+            do {
+                listeners = try ReusePortListeners(host: configuration.host, port: configuration.port, count: fanOut.routing.threads)
+            } catch {
+                lifecycle.withLock { $0 = .failed("\(error)") }
+                throw StartError.cannotListen("\(error)")
+            }
+        }
+        let id: Int
+        if let fanOut {
+            id = engine.subscribe { events in fanOut.post(events: events) }
+            engine.onStreamReset { fanOut.resetStream() }
+        } else {
+            id = engine.subscribe { [inbox] events in inbox.post(events: events) }
+            engine.onStreamReset { [inbox] in inbox.resetStream() }
+        }
         subscription.withLock { $0 = id }
+        var failure = launch(listener: listeners?.descriptors[0], port: listeners?.port)
+        for sibling in siblings where failure == nil {
+            sibling.lifecycle.withLock { $0 = .starting }
+            failure = sibling.launch(listener: listeners?.descriptors[sibling.threadIndex], port: listeners?.port)
+        }
+        if let listeners {
+            // Each thread that started adopted its socket (lws closes it with the context); the rest go.
+            for sibling in siblings where sibling.lifecycle.withLock({ if case .running = $0 { false } else { true } }) {
+                close(listeners.descriptors[sibling.threadIndex])
+            }
+            if port == nil { close(listeners.descriptors[0]) }
+        }
+        guard let failure else { return port! }
+        engine.unsubscribe(id)
+        // One thread that failed has nothing to stop; of several, those that started are stopped.
+        if fanOut != nil { stopThreads() }
+        lifecycle.withLock { $0 = .failed(failure) }
+        throw StartError.cannotListen(failure)
+    }
+
+    /// Starts this thread's service loop and waits until it listens (or failed: the reason).
+    private func launch(listener: Int32?, port: Int?) -> String? {
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            serviceThreadMain(started: started)
+            serviceThreadMain(started: started, listener: listener, sharedPort: port)
         }
-        thread.name = "herald.service"
+        thread.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         thread.stackSize = 1 << 20
         thread.start()
         started.wait()
         switch lifecycle.withLock({ $0 }) {
-        case .running(let port):
-            return port
-        case .failed(let why):
-            engine.unsubscribe(id)
-            throw StartError.cannotListen(why)
-        default:
-            engine.unsubscribe(id)
-            throw StartError.cannotListen("the service thread did not start")
+        case .running: return nil
+        case .failed(let why): return why
+        default: return "the service thread did not start"
         }
     }
 
@@ -143,14 +215,25 @@ public final class WebSocketServer: @unchecked Sendable {
         }
         guard mustWait else { return }
         if let id = subscription.withLock({ $0 }) { engine.unsubscribe(id) }
-        inbox.requestStop()
+        stopThreads()
+    }
+
+    /// Asks every service thread to close its clients with 1001 and stop, and waits for each.
+    private func stopThreads() {
+        if let fanOut { fanOut.requestStop() } else { inbox.requestStop() }
         // lws_service blocks in poll; keep waking it until the closing handshakes are done.
         let ticker = DispatchSource.makeTimerSource(queue: .global())
         ticker.schedule(deadline: .now() + .milliseconds(20), repeating: .milliseconds(20))
-        ticker.setEventHandler { [inbox] in inbox.wake() }
+        ticker.setEventHandler { [inbox, fanOut] in
+            if let fanOut { for inbox in fanOut.inboxes { inbox.wake() } } else { inbox.wake() }
+        }
         ticker.resume()
-        stoppedSignal.wait()
-        stoppedSignal.signal()
+        for server in [self] + siblings {
+            // A thread that never started has nothing to wait for.
+            if case .idle = server.lifecycle.withLock({ $0 }) { continue }
+            server.stoppedSignal.wait()
+            server.stoppedSignal.signal()
+        }
         ticker.cancel()
     }
 
@@ -166,10 +249,15 @@ public final class WebSocketServer: @unchecked Sendable {
         assert(serviceThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false, "off the service thread", file: file, line: line)
     }
 
-    private func serviceThreadMain(started: DispatchSemaphore) {
+    private func serviceThreadMain(started: DispatchSemaphore, listener: Int32?, sharedPort: Int?) {
         serviceThread = pthread_self()
+        // Set from the thread itself, the name is the kernel's too (`top -H`, /proc/PID/task/*/comm), which
+        // takes 15 characters at most.
+        Thread.current.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         let resources = ContextResources(configuration: configuration)
         var info = resources.creationInfo(owner: Unmanaged.passUnretained(self).toOpaque())
+        // Several threads: the transport listens (`ReusePortListeners`), and the context adopts.
+        if listener != nil { info.port = CONTEXT_PORT_NO_LISTEN_SERVER }
         guard let context = lws_create_context(&info) else {
             lifecycle.withLock {
                 $0 = .failed(
@@ -185,10 +273,36 @@ public final class WebSocketServer: @unchecked Sendable {
         let keepalive = KeepaliveTimer(owner: Unmanaged.passUnretained(self).toOpaque())
         keepalive.schedule(on: context, after: StreamHub.keepaliveSweepSeconds)
         keepaliveTimer = keepalive
-        let port = Int(lws_get_vhost_listen_port(lws_get_vhost_by_name(context, "default")))
+        let vhost = lws_get_vhost_by_name(context, "default")
+        self.vhost = vhost
+        if let listener {
+            var descriptor = lws_sock_file_fd_type()
+            descriptor.filefd = listener
+            guard lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, ContextResources.protocolName, nil) != nil
+            else {
+                // A socket nobody accepts on would take its share of the connections and hang them:
+                // the server does not start. `start` closes the socket, which lws did not adopt.
+                lifecycle.withLock { $0 = .failed("service thread \(threadIndex) could not watch its listening socket") }
+                keepaliveTimer = nil
+                keepalive.release()
+                lws_context_destroy(context)
+                self.context = nil
+                streamProtocol = nil
+                resources.release()
+                started.signal()
+                stoppedSignal.signal()
+                return
+            }
+            listenerDescriptor = listener
+        }
+        let port = sharedPort ?? Int(lws_get_vhost_listen_port(vhost))
         let pointer = ContextPointer(pointer: context)
         // lws_cancel_service is the one lws call other threads make; the inbox calls it under its lock.
-        inbox.setWaker { lws_cancel_service(pointer.pointer) }
+        if let fanOut {
+            fanOut.inboxes[threadIndex].setWaker { lws_cancel_service(pointer.pointer) }
+        } else {
+            inbox.setWaker { lws_cancel_service(pointer.pointer) }
+        }
         lifecycle.withLock { $0 = .running(port: port) }
         started.signal()
 
@@ -198,7 +312,7 @@ public final class WebSocketServer: @unchecked Sendable {
             if let deadline = closingDeadline, hub.connectionCount == 0 || uptime() > deadline { break }
             if lws_service(context, 0) < 0 { break }
         }
-        inbox.setWaker(nil)
+        if let fanOut { fanOut.inboxes[threadIndex].setWaker(nil) } else { inbox.setWaker(nil) }
         keepaliveTimer = nil
         keepalive.release()
         lws_context_destroy(context)

@@ -5,6 +5,8 @@ import Synchronization
 /// they wake it. Two lanes: `ordered` (events, snapshots and resumes, in the engine's order) and
 /// `replies` (everything else, taken first on every turn).
 ///
+/// With several service threads (`follow`) it forwards what is posted to their `StreamFanOut`.
+///
 /// Threads: `post`, `requestStop` and `wake` run on the dispatcher queue or any other thread; `drain`
 /// on the service thread; `setWaker` on the service thread. One mutex guards the lanes and the
 /// waker, so the waker (the transport's `lws_cancel_service`) is never called on a context that is
@@ -23,6 +25,8 @@ public final class DeliveryInbox: Sendable {
         /// Set when events were dropped because the service thread fell too far behind.
         var overflowed = false
         var streamReset = false
+        /// With several service threads: where everything posted goes instead (`follow`).
+        var fanOut: StreamFanOut?
         var isEmpty: Bool { head == ordered.count && replies.isEmpty }
     }
 
@@ -38,18 +42,38 @@ public final class DeliveryInbox: Sendable {
     /// ticker. Written on the service thread, read anywhere; relaxed (it only paces a producer).
     private let backlogged = Atomic<Int>(0)
     private let streams = Atomic<Int>(0)
+    /// Whether the inbox forwards to a `StreamFanOut` (`follow`): read without the lock by the pacing.
+    private let following = Atomic<Bool>(false)
 
     public init(capacity: Int = 65_536, capacityBytes: Int = 64 << 20) {
         self.capacity = capacity
         self.capacityBytes = capacityBytes
     }
 
-    /// Events waiting for the service thread. Thread: any; a relaxed load.
-    public var undeliveredEvents: Int { undelivered.load(ordering: .relaxed) }
+    /// Events waiting for the service thread (with several, how far the slowest is behind the shared
+    /// ring). Thread: any; a relaxed load.
+    public var undeliveredEvents: Int {
+        if let fanOut = followed { return fanOut.undeliveredEvents }
+        return undelivered.load(ordering: .relaxed)
+    }
+
+    /// Makes the inbox a door to several service threads' fan-out: what is posted here goes there
+    /// (events into the shared ring, answers to the thread that owns their connection), and the
+    /// pacing reads it. Thread: any, before the server starts.
+    public func follow(_ fanOut: StreamFanOut) {
+        state.withLock { $0.fanOut = fanOut }
+        following.store(true, ordering: .releasing)
+    }
+
+    private var followed: StreamFanOut? {
+        guard following.load(ordering: .acquiring) else { return nil }
+        return state.withLock { $0.fanOut }
+    }
 
     /// Whether more than a tenth of the connections hold a backlog: a producer that can wait should.
     /// One stalled client does not hold everyone back (it is resynced or closed instead). Thread: any.
     public var deliveryIsBehind: Bool {
+        if let fanOut = followed { return fanOut.deliveryIsBehind }
         let backlogged = backlogged.load(ordering: .relaxed)
         return backlogged > 0 && backlogged * 10 > streams.load(ordering: .relaxed)
     }
@@ -63,12 +87,13 @@ public final class DeliveryInbox: Sendable {
     /// Queues a delivery in its lane; wakes the service thread only when the inbox was empty, since
     /// one wake-up drains what is queued by then (or wakes itself again). Thread: any.
     public func post(_ delivery: Delivery) {
-        state.withLock { state in
+        let forward: StreamFanOut? = state.withLock { state in
+            if let fanOut = state.fanOut { return fanOut }
             let wasEmpty = state.isEmpty
             guard delivery.isOrdered else {
                 state.replies.append(delivery)
                 if wasEmpty { state.waker?() }
-                return
+                return nil
             }
             if case .event(let event) = delivery {
                 if state.events >= capacity || state.eventBytes + event.json.count > capacityBytes { dropEvents(&state) }
@@ -78,14 +103,17 @@ public final class DeliveryInbox: Sendable {
             }
             state.ordered.append(delivery)
             if wasEmpty { state.waker?() }
+            return nil
         }
+        forward?.post(delivery)
     }
 
     /// Queues a batch of events in the ordered lane under one lock (the engine hands them over a
     /// batch at a time), waking the service thread only when the inbox was empty. Thread: any.
     public func post(events: [SequencedEvent]) {
         guard !events.isEmpty else { return }
-        state.withLock { state in
+        let forward: StreamFanOut? = state.withLock { state in
+            if let fanOut = state.fanOut { return fanOut }
             let wasEmpty = state.isEmpty
             for event in events {
                 if state.events >= capacity || state.eventBytes + event.json.count > capacityBytes { dropEvents(&state) }
@@ -95,7 +123,9 @@ public final class DeliveryInbox: Sendable {
             }
             undelivered.wrappingAdd(events.count, ordering: .relaxed)
             if wasEmpty { state.waker?() }
+            return nil
         }
+        forward?.post(events: events)
     }
 
     /// Drops the queued events, keeping the answers (someone waits for each), and marks the overflow.
@@ -112,11 +142,14 @@ public final class DeliveryInbox: Sendable {
     /// go, and every stream gets a fresh snapshot; what the engine posts after this call follows it.
     /// Thread: any.
     public func resetStream() {
-        state.withLock { state in
+        let forward: StreamFanOut? = state.withLock { state in
+            if let fanOut = state.fanOut { return fanOut }
             dropEvents(&state)
             state.streamReset = true
             state.waker?()
+            return nil
         }
+        forward?.resetStream()
     }
 
     /// Asks the service thread to close every connection and stop. Thread: any.

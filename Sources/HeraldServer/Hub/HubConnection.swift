@@ -23,6 +23,9 @@ final class HubConnection {
     var cursor: Int64?
     /// Whether the hub's count of backlogged connections includes this one (`StreamHub.backlogCount`).
     var countedAsBacklogged = false
+    /// Holds a place under the server's connection limit shared by several service threads
+    /// (`HubSharing.connections`), to give back when it closes.
+    var holdsBudgetPlace = false
     /// Whether the keepalive's ping waits for a writable callback (`StreamHub.sweepKeepalive`).
     var pingDue = false
     /// Set when the connection must close at its next writable callback, with this code and reason.

@@ -43,6 +43,29 @@ public struct ServerMetrics: Sendable {
         }
     }
 
+    /// The counters of several service threads' hubs as one server's: every count and the latency
+    /// histogram added up (each thread counts only its own connections).
+    public static func sum(_ parts: [ServerMetrics]) -> ServerMetrics {
+        var total = ServerMetrics()
+        for part in parts {
+            total.connectionsOpen += part.connectionsOpen
+            total.connectionsAccepted += part.connectionsAccepted
+            total.connectionsRefused += part.connectionsRefused
+            total.framesSent += part.framesSent
+            total.bytesSent += part.bytesSent
+            total.resyncs += part.resyncs
+            total.slowClientCloses += part.slowClientCloses
+            total.credentialCloses += part.credentialCloses
+            total.silentPeerCloses += part.silentPeerCloses
+            total.httpRequests += part.httpRequests
+            total.commands.merge(part.commands, uniquingKeysWith: +)
+            for index in total.deliveryLatencyBuckets.indices { total.deliveryLatencyBuckets[index] += part.deliveryLatencyBuckets[index] }
+            total.deliveryLatencySum += part.deliveryLatencySum
+            total.deliveryLatencyCount += part.deliveryLatencyCount
+        }
+        return total
+    }
+
     /// Prometheus text exposition format, version 0.0.4. `heap`: the allocator's figures, read for
     /// this scrape (nil: left out).
     public func render(engine: EngineStatistics, heap: HeapFigures? = nil, uptimeSeconds: Double) -> String {

@@ -14,7 +14,7 @@ extension StreamHub {
 
     /// Bytes behind the newest event above which a connection counts as backlogged for producer
     /// pacing (`DeliveryInbox.deliveryIsBehind`): a quarter of the ring.
-    public var backlogThreshold: Int { ring.capacityBytes / 4 }
+    public var backlogThreshold: Int { ringCapacityBytes / 4 }
 
     /// Connections more than `backlogThreshold` bytes behind, and all connections. O(1): counted
     /// again after every delivery (`recountBacklog`, beside fan-out that already touches each
@@ -22,7 +22,7 @@ extension StreamHub {
     public var backlogCount: (backlogged: Int, total: Int) { (backloggedConnections, connections.count) }
 
     func isBacklogged(_ connection: HubConnection) -> Bool {
-        let behind = connection.outbox.pendingBytes + (connection.cursor.map { ring.backlogBytes(from: $0) } ?? 0)
+        let behind = connection.outbox.pendingBytes + (connection.cursor.map { ringBacklogBytes(from: $0) } ?? 0)
         return behind > backlogThreshold
     }
 
@@ -49,12 +49,13 @@ extension StreamHub {
     public var sliceEntries: Int { max(16, Self.fanOutPerTurn / max(1, connections.count)) }
     /// At most a quarter of the ring, so one turn's events never push a connection that was keeping
     /// up off the ring before it had a chance to write.
-    public var sliceBytes: Int { min(Self.sliceByteLimit, ring.capacityBytes / 4) }
+    public var sliceBytes: Int { min(Self.sliceByteLimit, ringCapacityBytes / 4) }
 
     /// Applies one drained slice: events go into the ring once (no per-connection copy); every live
     /// connection that had nothing left to write is asked to write; a connection the ring dropped
     /// events from under (its cursor fell off the tail) is a slow client and is resynced.
     public mutating func deliver(_ drained: DeliveryInbox.Drained, now: Double, into actions: inout [HubAction]) {
+        precondition(sharing == nil, "a hub of several service threads takes ThreadInbox.Drained")
         uptime = now
         if drained.stopRequested { beginClosing(into: &actions) }
         if drained.streamReset {
@@ -82,6 +83,12 @@ extension StreamHub {
             recountBacklog()
             return
         }
+        askWriters(endBefore: endBefore, now: now, into: &actions)
+    }
+
+    /// After events were appended from `endBefore` on: asks every connection that must write for a
+    /// writable callback, and counts the backlogged.
+    mutating func askWriters(endBefore: Int64, now: Double, into actions: inout [HubAction]) {
         // One pass over the connections does the fan-out and the backlog count together: at 5,000
         // connections each visit is a cache miss or two (s8's profile), so a second pass costs as much.
         var backlogged = 0
@@ -108,13 +115,13 @@ extension StreamHub {
     /// `endBefore` on: it had written everything (nobody asked for one yet), or it fell off the ring
     /// (it is resynced or closed now, and writes that).
     mutating func needsWritable(_ connection: HubConnection, endBefore: Int64, now: Double, into actions: inout [HubAction]) -> Bool {
-        if case .behind(let mark) = connection.stream, mark < ring.firstIndex {
+        if case .behind(let mark) = connection.stream, mark < ringFirstIndex {
             // Still unable to write while a whole ring went by: resynced again, or closed.
             fellBehind(connection, now: now, into: &actions)
             return true
         }
         guard let cursor = connection.cursor else { return false }
-        if cursor < ring.firstIndex {
+        if cursor < ringFirstIndex {
             fellBehind(connection, now: now, into: &actions)
             return true
         }
@@ -130,7 +137,7 @@ extension StreamHub {
             metrics.resyncs += 1
             logger.info("connection \(connection.id) fell behind; its backlog is replaced by a snapshot once it can write")
             connection.outbox.discardEvents()
-            connection.stream = .behind(mark: ring.endIndex)
+            connection.stream = .behind(mark: ringEndIndex)
         case .close:
             metrics.slowClientCloses += 1
             connection.outbox.discardEvents()
@@ -232,7 +239,7 @@ extension StreamHub {
                 }
             }
             respond(
-                id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: metrics, uptimeSeconds: uptime, epoch: epoch)),
+                id, api.render(query, engineReply, status: HTTPAPI.Status(metrics: serverMetrics, uptimeSeconds: uptime, epoch: epoch)),
                 into: &actions)
         default:
             logger.error("the engine answered \(ticket) with an unexpected reply; dropped")
@@ -314,6 +321,11 @@ extension StreamHub {
     /// connection whose `seq` is older than the ring's tail would skip events, and is resynced instead.
     func goLive(_ connection: HubConnection, after seq: Int64) {
         connection.stream = .live(coveredThrough: seq)
-        connection.cursor = ring.index(after: seq) ?? (ring.firstIndex - 1)
+        if let stamp = readStamp {
+            // Several service threads: the ring's end when the answer was posted is where it ends.
+            connection.cursor = stamp >= ringFirstIndex ? stamp : ringFirstIndex - 1
+        } else {
+            connection.cursor = ringIndex(after: seq) ?? (ringFirstIndex - 1)
+        }
     }
 }

@@ -33,6 +33,7 @@ extension StreamHub {
     /// socket. Every WebSocket connection counts, viewers, workers and echo alike.
     public mutating func sweepKeepalive(now: Double, into actions: inout [HubAction]) {
         uptime = now
+        publishMetrics()
         followCredentials(into: &actions)
         forgetOldRESTUses()
         askHealth(into: &actions)

@@ -36,8 +36,15 @@ public struct StreamHub {
     var backloggedConnections = 0
     /// The connections one delivery asks to write: kept between deliveries for its capacity.
     var wanting: [ConnectionID] = []
-    /// The live stream, framed once and shared by every connection.
+    /// The live stream, framed once and shared by every connection: the hub's own when it is the
+    /// server's one service thread (`sharedRing` nil), else unused (a minimal one).
     var ring: FrameRing
+    /// With several service threads: the ring (which the hub never writes), connection limit and
+    /// metrics board the threads share; the view of the ring taken once per delivery; and, while an
+    /// answer stamped with the ring's end index is applied, that index (`StreamHub+SharedRing`).
+    let sharing: HubSharing?
+    var sharedView: RingView?
+    var readStamp: Int64?
     var handshakes: [ConnectionID: PendingHandshake] = [:]
     /// HTTP exchanges waiting for the engine or a file, so a late answer for a closed one is dropped.
     var pendingHTTP: Set<ConnectionID> = []
@@ -58,13 +65,17 @@ public struct StreamHub {
         var echo: Bool
     }
 
-    public init(configuration: ServerConfiguration, epoch: String, logger: Logger, version: String) {
+    /// `sharing`: what a server with several service threads shares between their hubs; nil (the
+    /// default): one service thread, and the hub frames events into a ring of its own.
+    public init(configuration: ServerConfiguration, epoch: String, logger: Logger, version: String, sharing: HubSharing? = nil) {
         self.configuration = configuration
         self.logger = logger
         self.epoch = epoch
         self.access = configuration.access ?? AccessControl(settings: configuration.accessSettings)
         self.checkedAccessRevision = access.revision
-        self.ring = FrameRing(capacityBytes: configuration.ringBytes)
+        self.ring = FrameRing(capacityBytes: sharing == nil ? configuration.ringBytes : 0)
+        self.sharing = sharing
+        self.sharedView = sharing.map { _ in RingView.empty }
         self.api = HTTPAPI(version: version)
     }
 
@@ -83,7 +94,7 @@ public struct StreamHub {
         guard !isClosing else { return refuse("shutting down") }
         let isEcho = configuration.echoEndpoint && request.path == "/echo"
         guard request.path == "/ws" || isEcho else { return refuse("only /ws accepts WebSocket connections") }
-        guard connections.count + handshakes.count < configuration.maxConnections else {
+        guard (sharing?.connections.count ?? connections.count + handshakes.count) < configuration.maxConnections else {
             return refuse("connection limit (\(configuration.maxConnections)) reached")
         }
         if let origin = request.origin {
@@ -100,6 +111,11 @@ public struct StreamHub {
             sessionCookie: SessionCookie.value(in: request.cookie), proxyUser: request.proxyUser, peerAddress: request.peer)
         switch isEcho ? .success(.anonymousAdmin) : access.authenticate(credentials) {
         case .success(let principal):
+            // Several threads: a place under the server's limit, taken now (another thread may have
+            // taken the last since the check above) and given back when the id is closed.
+            if let budget = sharing?.connections, !budget.take() {
+                return refuse("connection limit (\(configuration.maxConnections)) reached")
+            }
             handshakes[id] = PendingHandshake(resume: resume, principal: principal, peer: request.peer, echo: isEcho)
             return .accept
         case .failure(let refusal):
@@ -112,8 +128,9 @@ public struct StreamHub {
 
     /// The handshake completed: the connection gets a snapshot (or its resume) before any event.
     public mutating func opened(_ id: ConnectionID, now: Double, into actions: inout [HubAction]) {
+        let pending = handshakes.removeValue(forKey: id)
         let handshake =
-            handshakes.removeValue(forKey: id)
+            pending
             ?? PendingHandshake(
                 resume: nil, principal: (try? access.anonymous().get()) ?? Principal(name: "anonymous", role: .viewer, source: .anonymous),
                 peer: "?", echo: false)
@@ -124,6 +141,7 @@ public struct StreamHub {
                 resyncWindow: configuration.resyncWindowSeconds),
             commandBucket: TokenBucket(rate: configuration.commandsPerSecond, burst: configuration.commandBurst),
             principal: handshake.principal, isEcho: handshake.echo, now: now)
+        connection.holdsBudgetPlace = pending != nil || sharing?.connections.take() == true
         connections[id] = connection
         guard !connection.isEcho else { return }
         metrics.connectionsAccepted += 1
@@ -146,9 +164,11 @@ public struct StreamHub {
     /// The transport is done with this id (a WebSocket, a handshake that never completed, or an
     /// HTTP exchange): forget everything about it; a worker's attempts are lost.
     public mutating func closed(_ id: ConnectionID, into actions: inout [HubAction]) {
-        handshakes.removeValue(forKey: id)
+        let wasHandshake = handshakes.removeValue(forKey: id) != nil
         pendingHTTP.remove(id)
-        guard let connection = connections.removeValue(forKey: id) else { return }
+        let connection = connections.removeValue(forKey: id)
+        if wasHandshake || connection?.holdsBudgetPlace == true { sharing?.connections.giveBack() }
+        guard let connection else { return }
         if connection.countedAsBacklogged { backloggedConnections -= 1 }
         guard !connection.isEcho else { return }
         if connection.isWorker || connection.isWorkerHelloPending { actions.append(.detachWorker(id)) }
@@ -185,7 +205,7 @@ public struct StreamHub {
         buffer.removeAll(keepingCapacity: true)
         guard let connection = connections[id] else { return .idle }
         defer { recountBacklog(of: connection) }
-        if connection.cursor.map({ $0 < ring.firstIndex }) == true {
+        if connection.cursor.map({ $0 < ringFirstIndex }) == true {
             // Fell off the ring since the last delivery (a delivery checks too; this is the backstop).
             fellBehind(connection, now: uptime, into: &actions)
         }
@@ -195,7 +215,7 @@ public struct StreamHub {
             connection.stream = .awaitingSnapshot(reason: .resync, generation: overflowGeneration)
             requestSnapshotIfNeeded(into: &actions)
         }
-        let hasStream = connection.cursor.map { $0 < ring.endIndex } ?? false
+        let hasStream = connection.cursor.map { $0 < ringEndIndex } ?? false
         if connection.outbox.isEmpty, !hasStream, let (code, reason) = connection.pendingClose {
             connection.isCloseHandedOver = true
             return .close(code: code, reason: reason)
@@ -209,13 +229,8 @@ public struct StreamHub {
             oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
             frames = before - connection.outbox.count
         }
-        if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ring.endIndex, buffer.count < configuration.writeBatchBytes {
-            let taken: (next: Int64, frames: Int, oldest: Int64?)
-            if let scope = connection.scope {
-                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer) { admits($0, in: scope) }
-            } else {
-                taken = ring.copy(from: cursor, limit: configuration.writeBatchBytes, into: &buffer)
-            }
+        if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ringEndIndex, buffer.count < configuration.writeBatchBytes {
+            let taken = copyRing(from: cursor, limit: configuration.writeBatchBytes, into: &buffer, scope: connection.scope)
             connection.cursor = taken.next
             frames += taken.frames
             if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }
@@ -232,7 +247,7 @@ public struct StreamHub {
         if let oldest { metrics.observeDeliveryLatency(seconds: Double(nowMicros - oldest) / 1e6) }
         metrics.framesSent += frames
         metrics.bytesSent += buffer.count
-        let more = !connection.outbox.isEmpty || connection.cursor.map { $0 < ring.endIndex } ?? false || connection.pendingClose != nil
+        let more = !connection.outbox.isEmpty || connection.cursor.map { $0 < ringEndIndex } ?? false || connection.pendingClose != nil
         return .write(frames: frames, more: more)
     }
 

@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+
+@testable import HeraldLWS
+
+/// The listening sockets of several service threads: one port, and the kernel spreads connections
+/// over the sockets (real sockets on 127.0.0.1, port 0).
+final class ReusePortListenersTests: XCTestCase {
+    func testSocketsShareOnePortAndEachAcceptsSomeConnections() throws {
+        let listeners = try ReusePortListeners(host: "127.0.0.1", port: 0, count: 2)
+        defer { listeners.closeAll() }
+        XCTAssertEqual(listeners.descriptors.count, 2)
+        XCTAssertGreaterThan(listeners.port, 0)
+        // 64 connections from as many source ports: the chance that the hash sends all of them to
+        // one socket is 2⁻⁶³.
+        let clients = try (0..<64).map { _ in try RawSocket(port: listeners.port) }
+        var accepted = [0, 0]
+        var polls = listeners.descriptors.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+        while accepted.reduce(0, +) < clients.count {
+            XCTAssertGreaterThan(poll(&polls, nfds_t(polls.count), 10_000), 0, "an accept waits at most 10 s")
+            for (index, descriptor) in listeners.descriptors.enumerated() {
+                while true {
+                    let connection = accept(descriptor, nil, nil)
+                    guard connection >= 0 else { break }
+                    close(connection)
+                    accepted[index] += 1
+                }
+            }
+        }
+        XCTAssertEqual(accepted.reduce(0, +), 64)
+        XCTAssertTrue(accepted.allSatisfy { $0 > 0 }, "both sockets accepted some: \(accepted)")
+    }
+
+    func testAPortTakenWithoutSharingIsRefusedClearly() throws {
+        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(plain) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(plain, $0, length) == 0 && listen(plain, 4) == 0 && getsockname(plain, $0, &length) == 0
+            }
+        }
+        XCTAssertTrue(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        XCTAssertThrowsError(try ReusePortListeners(host: "127.0.0.1", port: port, count: 2)) { error in
+            XCTAssertTrue("\(error)".contains("Address already in use"), "the kernel's reason: \(error)")
+        }
+        XCTAssertThrowsError(try ReusePortListeners(host: "not-an-address", port: 0, count: 1))
+    }
+}
