@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     public var sessions: SessionVerifier?
     /// The audit trail (`audit.jsonl`); nil: nothing is recorded.
     public var audit: AuditTrail?
+    /// When each key's REST use was last recorded in the audit: one for the server, shared by every
+    /// copy of the configuration (a class), so every service thread's hub counts the same uses.
+    public var credentialUses = CredentialUseLog()
     /// When set, a worker's `hello` (or an `auth` before it) must present it; when nil, workers are
     /// taken from loopback peers only (docs/workers.md). A control token is not a worker token.
     public var workerToken: String?

@@ -20,26 +20,17 @@ extension StreamHub {
         }
     }
 
-    /// A REST request made with a key or a JWT: recorded once a minute per credential and address, so
-    /// the trail shows who uses which key from where without a line per poll of a busy client.
-    mutating func auditRESTUse(_ principal: Principal, peer: String) {
+    /// A REST request made with a key or a JWT: recorded once a minute per credential and address
+    /// (`CredentialUseLog`, shared by every service thread), so the trail shows who uses which key
+    /// from where without a line per poll of a busy client.
+    func auditRESTUse(_ principal: Principal, peer: String) {
+        guard configuration.audit != nil else { return }
         switch principal.source {
         case .key, .jwt: break
         default: return
         }
-        let key = "\(principal.name)\u{0}\(peer)"
-        if let last = restUseAudited[key], uptime - last < Self.restUseAuditInterval { return }
-        restUseAudited[key] = uptime
+        guard configuration.credentialUses.shouldRecord("\(principal.name)\u{0}\(peer)") else { return }
         audit(.credentialUsed(principal, address: peer, at: WallClock.millis()))
-    }
-
-    /// Seconds between two records of one credential's REST use from one address.
-    static let restUseAuditInterval = 60.0
-
-    /// Forgets the REST uses recorded more than an interval ago (the keepalive sweep, once a second).
-    mutating func forgetOldRESTUses() {
-        guard !restUseAudited.isEmpty else { return }
-        restUseAudited = restUseAudited.filter { uptime - $0.value < Self.restUseAuditInterval }
     }
 
     /// A start or cancel the engine took, by whoever asked.

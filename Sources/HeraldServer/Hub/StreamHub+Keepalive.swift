@@ -35,7 +35,7 @@ extension StreamHub {
         uptime = now
         publishMetrics()
         followCredentials(into: &actions)
-        forgetOldRESTUses()
+        configuration.credentialUses.forgetOld()
         askHealth(into: &actions)
         let pingAfter = Double(configuration.pingAfterSeconds)
         let hangupAfter = Double(configuration.hangupAfterSeconds)

@@ -20,9 +20,6 @@ public struct StreamHub {
     /// The kind of each job the stream has told of lately, for connections scoped to kinds: progress,
     /// log and results events name only their job (`JobKinds`).
     var jobKinds = JobKinds()
-    /// When (`uptime`) each key's or JWT's REST use from an address was last recorded in the audit,
-    /// by name and address (`auditRESTUse`).
-    var restUseAudited: [String: Double] = [:]
     /// Why this node is degraded, as its viewers were last told; nil: well (`StreamHub+Health`).
     var degradedReason: String?
     /// Whether a health question is on its way to the engine.
