@@ -103,6 +103,10 @@ extension WebSocketServer {
             guard accepted >= 0 else { return }
             _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
             _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
+            // As lws sets on what its own listener accepts: without it Nagle holds each small write
+            // until the peer's delayed ACK, 40 ms a keep-alive request or a frame after a quiet moment.
+            var on: Int32 = 1
+            _ = setsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
             if lws_adopt_socket_vhost(vhost, accepted) == nil { close(accepted) }
         }
     }
