@@ -88,7 +88,8 @@ def main(path):
     out.append("Machine: {} cores, {}, {} GiB; {}; Herald at {}{}; load average at start {}, at end {}; {} s of measuring{}.".format(
         machine.get("nproc"), machine.get("cpu"), machine.get("mem_gib"), machine.get("date"),
         machine.get("commit", "?") if "herald_bin" not in machine else "the binary " + machine["herald_bin"],
-        " with uncommitted changes in Sources/" if machine.get("sources_dirty") and "herald_bin" not in machine else "",
+        (" with uncommitted changes in Sources/" if machine.get("sources_dirty") and "herald_bin" not in machine else "")
+        + (" (serve " + machine["herald_args"] + ")" if machine.get("herald_args") else ""),
         machine.get("load_start"), machine_end.get("load_end"), machine_end.get("seconds"),
         " (--quick: one run each)" if machine.get("quick") else ""))
     if steals:

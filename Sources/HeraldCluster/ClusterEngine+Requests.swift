@@ -309,23 +309,30 @@ extension ClusterEngine {
     }
 
     /// The events after `since` through `through`, read back from Redis; nil when any is gone, or
-    /// is a `workers` event (which only a view at that point could merge). Thread: `commandQueue`.
+    /// is a `workers` event (which only a view at that point could merge). An entry holds one event
+    /// or a batch (`ClusterEntry`), so the read starts far enough back to hold the entry that holds
+    /// `since`. Thread: `commandQueue`.
     func replay(from since: Int64, through: Int64) -> [EncodedEvent]? {
         guard through > since else { return [] }
-        guard let answer = try? commands().command("XRANGE", settings.keys.events, "\(max(1, since))-0", "\(through)-0"),
+        let from = max(1, since - ClusterEntry.maxPerEntry + 1)
+        guard let answer = try? commands().command("XRANGE", settings.keys.events, "\(from)-0", "\(through)-0"),
             let entries = answer.array
         else { return nil }
+        // The first seq wanted: the one the viewer last had (the inclusive check: it must still be
+        // there), or the stream's first.
         var expected = since == 0 ? 1 : since
         var events: [EncodedEvent] = []
         for entry in entries {
             guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array,
-                let seq = Int64(id.prefix { $0 != "-" }), seq == expected, let decoded = ClusterEntry(seq: seq, fields: fields)
+                let first = Int64(id.prefix { $0 != "-" }), let decoded = ClusterEntry.events(firstSeq: first, fields: fields)
             else { return nil }
-            expected += 1
-            // The inclusive check: the entry the viewer last had must still be there.
-            if seq == since { continue }
-            if case .workers = decoded.event { return nil }
-            events.append(EncodedEvent(SequencedEvent(seq: seq, ts: decoded.ts, event: decoded.event)))
+            for event in decoded where event.seq >= expected && event.seq <= through {
+                guard event.seq == expected else { return nil }
+                expected += 1
+                if event.seq == since { continue }
+                if case .workers = event.event { return nil }
+                events.append(EncodedEvent(SequencedEvent(seq: event.seq, ts: event.ts, event: event.event)))
+            }
         }
         return expected == through + 1 ? events : nil
     }

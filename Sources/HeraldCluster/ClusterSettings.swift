@@ -7,7 +7,7 @@ public struct ClusterSettings: Sendable {
     /// address its control stream by.
     public var node: String
     public var keys: ClusterKeys
-    /// About how many entries the shared stream keeps (`MAXLEN ~`): how far back a viewer can resume
+    /// About how many events the shared stream keeps (`MINID ~`): how far back a viewer can resume
     /// from any node. `--event-log-size`.
     public var streamLength: Int
     /// Finished jobs kept in Redis and in every node's view.

@@ -39,7 +39,10 @@ final class ClusterTail: @unchecked Sendable {
     private var position: Int64 = 0
     private var controlPosition: String?
     private var needsBootstrap = true
-    static let blockEntries = 5_000
+    /// How many entries the next read asks for: about `readBytes` of them at the size of the last
+    /// read's (an entry holds one event or a batch of up to 1 MiB), at most 5,000. Tail thread only.
+    private var entriesPerRead = 5_000
+    static let readBytes = 2 << 20
 
     init(settings: ClusterSettings, health: ClusterHealth, makeEpoch: @escaping @Sendable () -> String, handlers: Handlers) {
         self.settings = settings
@@ -138,15 +141,16 @@ final class ClusterTail: @unchecked Sendable {
         }
     }
 
-    /// One `XREAD BLOCK` of both streams, up to `blockEntries` of the shared one: a node that fell
+    /// One `XREAD BLOCK` of both streams, up to `entriesPerRead` of the shared one: a node that fell
     /// behind catches up in a few large reads (Redis's cost is per read as much as per entry), and
-    /// what one read holds stays bounded (about 2 MB of entries).
+    /// what one read holds stays about `readBytes` (entries of one event are about 400 bytes, one of a
+    /// batch up to `ClusterBatchBound.publisher`'s 1 MiB).
     private func read(_ connection: RedisConnection) throws(ClusterFailure) {
         let control = settings.keys.control(settings.node)
         let reply: RedisReply
         do {
             reply = try connection.command(
-                "XREAD", "COUNT", "\(Self.blockEntries)", "BLOCK", "1000", "STREAMS", settings.keys.events, control, "\(position)-0",
+                "XREAD", "COUNT", "\(entriesPerRead)", "BLOCK", "1000", "STREAMS", settings.keys.events, control, "\(position)-0",
                 controlPosition ?? "0-0")
         } catch {
             throw .redis(error)
@@ -172,9 +176,12 @@ final class ClusterTail: @unchecked Sendable {
         }
     }
 
+    /// Each entry holds one event or one node's batch, numbered on from the entry's id (`ClusterEntry`).
     private func takeEvents(_ entries: [RedisReply]) throws(ClusterFailure) {
         var batch: [ClusterEntry] = []
         batch.reserveCapacity(entries.count)
+        var bytes = 0
+        defer { entriesPerRead = max(1, min(5_000, Self.readBytes / max(1, bytes / max(1, entries.count)))) }
         for entry in entries {
             guard let parts = entry.array, parts.count == 2, let id = parts[0].string, let fields = parts[1].array else {
                 throw .unexpected("a stream entry \(entry)")
@@ -186,13 +193,14 @@ final class ClusterTail: @unchecked Sendable {
                 needsBootstrap = true
                 break
             }
-            guard let decoded = ClusterEntry(seq: seq, fields: fields) else {
+            bytes += fields.reduce(0) { $0 + ($1.bytes?.count ?? 0) }
+            guard let decoded = ClusterEntry.events(firstSeq: seq, fields: fields) else {
                 handlers.log("entry \(id) of the shared stream does not decode; bootstrapping again")
                 needsBootstrap = true
                 break
             }
-            batch.append(decoded)
-            position = seq
+            batch.append(contentsOf: decoded)
+            position = seq + Int64(decoded.count) - 1
         }
         if !batch.isEmpty { handlers.entries(batch) }
     }

@@ -42,12 +42,20 @@ final class AppendScriptTests: XCTestCase {
                     keptResultBytes: 0, ticket: ticket ?? "test:\(tickets)", retry: retry, events: events)))
     }
 
-    /// The stream's entries: id and encoding.
+    /// The stream's entries: id and encodings (one line each).
     private func stream(_ connection: RedisConnection) throws -> [(String, String)] {
         try connection.command("XRANGE", keys.events, "-", "+").array?.compactMap { entry in
             guard let parts = entry.array, let id = parts[0].string, let fields = parts[1].array else { return nil }
             return (id, fields.last?.string ?? "")
         } ?? []
+    }
+
+    /// The stream's events: each entry's lines, numbered on from its id.
+    private func events(_ connection: RedisConnection) throws -> [(Int, String)] {
+        try stream(connection).flatMap { id, encodings in
+            let first = Int(id.prefix { $0 != "-" }) ?? -1
+            return encodings.split(separator: "\n", omittingEmptySubsequences: false).enumerated().map { (first + $0, String($1)) }
+        }
     }
 
     func testABatchIsNumberedInOrderWithoutGapsAndEachEventIsFenced() throws {
@@ -63,8 +71,9 @@ final class AppendScriptTests: XCTestCase {
         XCTAssertEqual(answers[1].errorMessage?.hasPrefix("STALE job j-2 is held by n2"), true, "\(answers[1])")
         XCTAssertEqual(answers[2].integer, 2)
         XCTAssertEqual(answers[3].integer, 3)
-        XCTAssertEqual(try stream(connection).map(\.0), ["1-0", "2-0", "3-0"])
-        XCTAssertEqual(try stream(connection).map(\.1), ["news", "created", "progress"])
+        XCTAssertEqual(try stream(connection).map(\.0), ["1-0"], "one entry for the batch")
+        XCTAssertEqual(try events(connection).map(\.0), [1, 2, 3])
+        XCTAssertEqual(try events(connection).map(\.1), ["news", "created", "progress"])
         XCTAssertEqual(try connection.command("GET", keys.seq).string, "3")
         XCTAssertEqual(try connection.command("HGET", keys.owner, mine.rawValue).string, "n1", "a job's first record makes it the node's")
         XCTAssertEqual(try connection.command("HGET", keys.jobs, mine.rawValue).string, #"{"createdAt":5}"#)
@@ -73,7 +82,8 @@ final class AppendScriptTests: XCTestCase {
         // The next batch goes on from there.
         let next = try XCTUnwrap(try append([event("a"), event("b", job: mine)], on: connection).array)
         XCTAssertEqual(next.map(\.integer), [4, 5])
-        XCTAssertEqual(try stream(connection).map(\.0), ["1-0", "2-0", "3-0", "4-0", "5-0"])
+        XCTAssertEqual(try stream(connection).map(\.0), ["1-0", "4-0"])
+        XCTAssertEqual(try events(connection).map(\.0), [1, 2, 3, 4, 5])
     }
 
     func testABatchSentAgainAfterALostAnswerIsAnsweredAsBeforeAndNotAppendedTwice() throws {
@@ -88,7 +98,7 @@ final class AppendScriptTests: XCTestCase {
         XCTAssertEqual(again[0].integer, 0, "recognised: no seq given again")
         XCTAssertEqual(again[1].errorMessage?.hasPrefix("STALE job j-2"), true, "refused as it was the first time: \(again[1])")
         XCTAssertEqual(again[2].integer, 0)
-        XCTAssertEqual(try stream(connection).map(\.1), ["created", "progress"], "nothing appended twice")
+        XCTAssertEqual(try events(connection).map(\.1), ["created", "progress"], "nothing appended twice")
         XCTAssertEqual(try connection.command("GET", keys.seq).string, "2")
 
         // A retry of a batch that never landed (its ticket is not the node's last) is appended.
@@ -96,7 +106,8 @@ final class AppendScriptTests: XCTestCase {
         XCTAssertEqual(lost.map(\.integer), [3])
         // And a ticket of an earlier run of the node does not match this run's batches.
         XCTAssertEqual(try append([event("after")], ticket: "run2:2", retry: true, on: connection).array?.map(\.integer), [4])
-        XCTAssertEqual(try stream(connection).map(\.1), ["created", "progress", "next", "after"])
+        XCTAssertEqual(try events(connection).map(\.1), ["created", "progress", "next", "after"])
+        XCTAssertEqual(try events(connection).map(\.0), [1, 2, 3, 4])
     }
 
     func testAnotherEpochRefusesTheWholeBatch() throws {
@@ -115,8 +126,24 @@ final class AppendScriptTests: XCTestCase {
         XCTAssertEqual(reply[0].integer, 1)
         XCTAssertNotNil(reply[1].errorMessage)
         XCTAssertEqual(reply[2].integer, 3)
-        XCTAssertEqual(try stream(connection).map(\.0), ["1-0", "2-0", "3-0"])
+        XCTAssertEqual(try events(connection).map(\.0), [1, 2, 3])
+        XCTAssertEqual(try events(connection).map(\.1), ["a", "bad", "c"])
         XCTAssertEqual(try connection.command("GET", keys.seq).string, "3")
+    }
+
+    func testTheStreamKeepsTheEventsOfAboutTheLastMaxLengthSeqs() throws {
+        let connection = try connect()
+        // 300 batches of one event, a stream of 1,000 seqs at most: nothing trimmed yet.
+        for index in 1...300 { _ = try append([event("e\(index)")], on: connection) }
+        XCTAssertEqual(try connection.command("XLEN", keys.events).integer, 300)
+        // Then batches of five up to seq 1,500: entries of seqs below about 500 go, whole nodes of the
+        // stream at a time (`MINID ~`), while every event of the last 1,000 seqs stays.
+        for index in 0..<240 { _ = try append((0..<5).map { event("b\(index).\($0)") }, on: connection) }
+        let kept = try events(connection)
+        XCTAssertEqual(kept.last?.0, 1500)
+        XCTAssertLessThanOrEqual(kept.first?.0 ?? .max, 501, "the last 1,000 seqs are all there")
+        XCTAssertGreaterThan(kept.first?.0 ?? 0, 1, "older ones were trimmed")
+        XCTAssertEqual(kept.map(\.0), Array(kept.first!.0...1500), "no gap inside")
     }
 
     func testResultsAndLogLinesAreKeptUpToTheirCaps() throws {

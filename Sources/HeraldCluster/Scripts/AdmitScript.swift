@@ -77,7 +77,8 @@ struct AdmitScript: ClusterScript {
             redis.call('SADD', KEYS[1], ARGV[1])
             if ARGV[3] ~= '' then rememberRequest(KEYS[2], KEYS[10], ARGV[3], ARGV[1], ARGV[10], ARGV[11]) end
             local seq = redis.call('INCR', KEYS[5])
-            redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[7], seq .. '-0', 'n', ARGV[8], 'e', ARGV[5])
+            redis.call('XADD', KEYS[6], 'MINID', '~', string.format('%d', math.max(0, seq - tonumber(ARGV[7]))),
+              seq .. '-0', 'n', ARGV[8], 'e', ARGV[5])
             redis.call('HSET', KEYS[3], ARGV[1], ARGV[6])
             redis.call('ZADD', KEYS[7], 'NX', seq, ARGV[1])
             redis.call('ZADD', KEYS[9], 'NX', ARGV[9], ARGV[1])

@@ -6,8 +6,10 @@ import HeraldRedis
 /// epoch once and, for each job's event, that this node still owns the job (fencing; a job Redis has
 /// never seen, made by the node on its own like a background news fetch, becomes the node's, under a
 /// lease, with its first record); numbers the events from the stored `seq` on (one read and one write
-/// of `seq` per batch, so `seq` stays gapless: a refused event takes no number), `XADD`s each entry
-/// `<seq>-0` (trimmed to about `maxLength`), and keeps each job's record, the ended jobs (the newest
+/// of `seq` per batch, so `seq` stays gapless: a refused event takes no number), `XADD`s the batch's
+/// events as one entry `<first seq>-0` (`ClusterEntry`: the encodings joined by newlines, which a
+/// JSON encoding never holds; trimmed to the events of about the last `maxLength` seqs, `MINID ~`),
+/// and keeps each job's record, the ended jobs (the newest
 /// `retainedFinished`; a forgotten job's results and log go with it, its record to the archive,
 /// which keeps the newest `historyJobs`), the history's order (a new job's `createdAt`), the node's
 /// workers, and a `results` event's items (up to `cap`) or a `log` event's lines (the last `cap`)
@@ -17,8 +19,8 @@ import HeraldRedis
 /// job ends over the bound, the oldest finished jobs' results go (their entry becomes -1: pages say
 /// they are no longer kept), the newest always stays.
 /// A job that ended gives up its lease.
-/// Redis's own work per event is the `XADD` (and what a change of state keeps): the epoch, `seq` and
-/// each job's owner are read once per batch.
+/// Redis's own work per event is reading its fields (and what a change of state keeps): the epoch,
+/// `seq` and each job's owner are read, and the entry added, once per batch.
 /// Each batch carries a ticket (the publisher's incarnation and the batch's number), kept per node with
 /// the jobs the batch was refused for: a batch sent again because its answer was lost (`retry`) whose
 /// ticket is the node's last is answered as it was the first time, and nothing is appended twice.
@@ -98,7 +100,7 @@ struct AppendScript: ClusterScript {
     struct Args {
         let epoch: String
         let node: String
-        /// About how many entries the stream keeps (`MAXLEN ~`).
+        /// About how many events the stream keeps (`MINID ~` the last seq less this).
         let maxLength: Int
         /// How many finished jobs keep their record, results and log.
         let retainedFinished: Int
@@ -189,7 +191,8 @@ struct AppendScript: ClusterScript {
                 end
               end
             end
-            if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+            local heads = redis.call('MGET', KEYS[1], KEYS[2])
+            if heads[1] ~= ARGV[1] then
               return redis.error_reply('EPOCH the stream has a new epoch')
             end
             local node, prefix, ticket = ARGV[2], ARGV[5], ARGV[8]
@@ -210,10 +213,13 @@ struct AppendScript: ClusterScript {
                 return again
               end
             end
-            local first = tonumber(redis.call('GET', KEYS[2]) or '0')
+            local first = tonumber(heads[2] or '0')
             local seq = first
-            -- One event: fenced, numbered, added, and what it changes kept. `seq` moves only once its
-            -- entry is in, so an error part-way through one event (caught below) leaves no gap.
+            -- The batch's encodings, in their seqs' order: the one entry added at the end.
+            local encodings = {}
+            -- One event: fenced, numbered, and what it changes kept. It takes its number (and its
+            -- place in the entry) before anything else it changes, so an error part-way through one
+            -- event (caught below) leaves no gap.
             local function place(encoding, job, record, kind, ended, workers, kept, cap, items, last)
               if job ~= '' then
                 local owner = ownerOf(job)
@@ -228,8 +234,8 @@ struct AppendScript: ClusterScript {
                   return redis.error_reply('STALE job ' .. job .. ' is held by ' .. tostring(owner))
                 end
               end
-              redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], (seq + 1) .. '-0', 'n', node, 'e', encoding)
               seq = seq + 1
+              encodings[#encodings + 1] = encoding
               if record ~= '' then
                 redis.call('HSET', KEYS[4], job, record)
                 redis.call('HDEL', KEYS[9], job)
@@ -286,7 +292,21 @@ struct AppendScript: ClusterScript {
               end
               replies[#replies + 1] = reply
             end
-            if seq ~= first then redis.call('SET', KEYS[2], seq) end
+            if seq ~= first then
+              local oldest = string.format('%d', math.max(0, seq - tonumber(ARGV[3])))
+              local added, failure = pcall(
+                redis.call, 'XADD', KEYS[3], 'MINID', '~', oldest, (first + 1) .. '-0',
+                'n', node, 'e', table.concat(encodings, '\\n'))
+              if not added then
+                -- Redis refused the entry (out of memory): no event of the batch took a number.
+                local message = type(failure) == 'table' and tostring(failure.err) or tostring(failure)
+                for i, reply in ipairs(replies) do
+                  if type(reply) == 'number' then replies[i] = redis.error_reply(message) end
+                end
+                return replies
+              end
+              redis.call('SET', KEYS[2], seq)
+            end
             redis.call('HSET', KEYS[18], node, ticket .. '\\n' .. table.concat(refusedJobs, '\\n'))
             return replies
             """)

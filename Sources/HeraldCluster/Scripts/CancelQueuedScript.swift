@@ -53,7 +53,8 @@ struct CancelQueuedScript: ClusterScript {
             local record = redis.call('HGET', KEYS[2], ARGV[1])
             if not record or cjson.decode(record)['state'] ~= 'queued' then return 'gone' end
             local seq = redis.call('INCR', KEYS[5])
-            redis.call('XADD', KEYS[6], 'MAXLEN', '~', ARGV[6], seq .. '-0', 'n', ARGV[5], 'e', ARGV[3])
+            redis.call('XADD', KEYS[6], 'MINID', '~', string.format('%d', math.max(0, seq - tonumber(ARGV[6]))),
+              seq .. '-0', 'n', ARGV[5], 'e', ARGV[3])
             redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
             redis.call('SREM', KEYS[3], ARGV[1])
             redis.call('ZADD', KEYS[7], 'NX', seq, ARGV[1])

@@ -46,7 +46,8 @@ struct ForgetNodeScript: ClusterScript {
             redis.call('HDEL', KEYS[1], ARGV[1])
             if redis.call('HDEL', KEYS[2], ARGV[1]) == 1 then
               local seq = redis.call('INCR', KEYS[4])
-              redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[5], seq .. '-0', 'n', ARGV[1], 'e', ARGV[4])
+              redis.call('XADD', KEYS[5], 'MINID', '~', string.format('%d', math.max(0, seq - tonumber(ARGV[5]))),
+                seq .. '-0', 'n', ARGV[1], 'e', ARGV[4])
             end
             return 1
             """)
