@@ -19,13 +19,12 @@ import HeraldSupport
 /// Threads: `enqueue`, `setEpoch`, `stop` and `backlog` from any thread, guarded by `condition`;
 /// everything else runs on the publisher thread only.
 final class ClusterPublisher: @unchecked Sendable {
-    // @unchecked Sendable: `pending`, `epoch`, `stopping` and `heartbeatDue` are guarded by `condition`;
+    // @unchecked Sendable: `pending`, `inFlight`, `shed`, `epoch`, `stopping` and `started` are guarded by `condition`;
     // `link` and `hasBeaten` are used only on the publisher thread.
     private let settings: ClusterSettings
     private let health: ClusterHealth
     private let condition = MonotonicCondition()
-    private var pending: [SequencedEvent] = []
-    private var pendingBytes = 0
+    private var pending = EventBacklog()
     /// The first `inFlight` of `pending` are being appended now, or were sent and their answer lost:
     /// the bound never drops them.
     private var inFlight = 0
@@ -95,8 +94,7 @@ final class ClusterPublisher: @unchecked Sendable {
     func enqueue(_ events: [SequencedEvent]) {
         condition.lock()
         pending.append(contentsOf: events)
-        pendingBytes += events.reduce(0) { $0 + $1.json.count }
-        if pending.count > Self.backlogLimit || pendingBytes > Self.backlogBytes { shedBacklog() }
+        if pending.count > Self.backlogLimit || pending.bytes > Self.backlogBytes { shedBacklog() }
         condition.signal()
         condition.unlock()
     }
@@ -132,18 +130,7 @@ final class ClusterPublisher: @unchecked Sendable {
     private func shedBacklog() {
         let sheddable: [(SequencedEvent) -> Bool] = [{ $0.progressJob != nil }, Self.isOutput]
         for rule in sheddable {
-            let before = pending.count
-            var count = pending.count
-            var bytes = pendingBytes
-            let kept = pending[inFlight...].filter { event in
-                guard count > Self.backlogLimit / 2 || bytes > Self.backlogBytes / 2, rule(event) else { return true }
-                count -= 1
-                bytes -= event.json.count
-                return false
-            }
-            pending.replaceSubrange(inFlight..., with: kept)
-            shed += before - pending.count
-            pendingBytes = bytes
+            shed += pending.shed(sparingFirst: inFlight, downTo: Self.backlogLimit / 2, bytes: Self.backlogBytes / 2, where: rule)
         }
     }
 
@@ -166,8 +153,8 @@ final class ClusterPublisher: @unchecked Sendable {
                 let untilDue = lastHeartbeat + interval - MonotonicCondition.now()
                 _ = condition.wait(until: MonotonicCondition.deadline(after: min(0.5, max(0, untilDue))))
             }
-            let size = unanswered.map { min($0.count, pending.count) } ?? ClusterBatchBound.publisher.size(of: pending)
-            let batch = epoch == nil ? [] : Array(pending.prefix(size))
+            let size = unanswered.map { min($0.count, pending.count) } ?? ClusterBatchBound.publisher.size(of: pending.waiting)
+            let batch = epoch == nil ? [] : pending.prefix(size)
             inFlight = max(batch.count, unanswered?.count ?? 0)
             let epoch = self.epoch
             let done = stopping && (pending.isEmpty || !health.isWorking(.publisher))
@@ -178,7 +165,6 @@ final class ClusterPublisher: @unchecked Sendable {
             let appended = append(batch, epoch: epoch)
             condition.lock()
             let settled = min(appended, pending.count)
-            pendingBytes -= pending.prefix(settled).reduce(0) { $0 + $1.json.count }
             pending.removeFirst(settled)
             inFlight = settled == 0 ? (unanswered?.count ?? 0) : 0
             condition.unlock()
