@@ -84,8 +84,13 @@ struct BatchWriter {
 
     /// Writes `bytes` to a connection nothing waits for (callers `flush` first, or check
     /// `isPaused` and `lws_partial_buffered`): our own `send()`, or `lws_write` over TLS (lws owns
-    /// the TLS session, and keeps what the socket refuses).
-    mutating func write(_ bytes: UnsafeMutableRawBufferPointer, to wsi: OpaquePointer, restTo holder: Holder) -> Outcome {
+    /// the TLS session, and keeps what the socket refuses). When the socket takes only part,
+    /// `keeping(sent)` says how much of the rest is to be sent later (the hub may take back whole
+    /// frames, `StreamHub.cutShort`); nothing kept, nothing waits, and the writable callback is asked
+    /// for the frames taken back.
+    mutating func write(
+        _ bytes: UnsafeMutableRawBufferPointer, to wsi: OpaquePointer, restTo holder: Holder, keeping: (Int) -> Int = { _ in .max }
+    ) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .sent }
         if lws_is_ssl(wsi) != 0 {
             if lws_write(wsi, base.assumingMemoryBound(to: UInt8.self), bytes.count, LWS_WRITE_HTTP) < 0 { return .failed }
@@ -102,13 +107,19 @@ struct BatchWriter {
             resume(wsi)
             return .sent
         }
+        let rest = min(bytes.count - taken, keeping(taken))
+        if rest == 0 {
+            resume(wsi)
+            lws_callback_on_writable(wsi)
+            return .waiting
+        }
         switch holder {
         case .writer:
-            tails[wsi] = Tail(bytes: Array(bytes[taken...]))
+            tails[wsi] = Tail(bytes: Array(bytes[taken..<taken + rest]))
             lws_callback_on_writable(wsi)
         case .libwebsockets:
             // lws tries the socket once more, keeps what it refuses and asks for the writable callback.
-            if lws_write(wsi, base.assumingMemoryBound(to: UInt8.self) + taken, bytes.count - taken, LWS_WRITE_HTTP) < 0 { return .failed }
+            if lws_write(wsi, base.assumingMemoryBound(to: UInt8.self) + taken, rest, LWS_WRITE_HTTP) < 0 { return .failed }
         }
         pause(wsi)
         return .waiting

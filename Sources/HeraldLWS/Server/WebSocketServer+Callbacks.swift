@@ -247,7 +247,11 @@ extension WebSocketServer {
         case .close(let code, let reason):
             return .close(code: code, reason: reason)
         case .write(_, let more):
-            switch batchBuffer.withUnsafeMutableBytes({ writer.write($0, to: wsi, restTo: holder) }) {
+            let count = batchBuffer.count
+            let outcome = batchBuffer.withUnsafeMutableBytes { bytes in
+                writer.write(bytes, to: wsi, restTo: holder) { sent in hub.cutShort(id, sent: sent, of: count) }
+            }
+            switch outcome {
             case .failed: return .failed
             case .sent: if more { lws_callback_on_writable(wsi) }
             case .waiting, .readFirst: break  // the writable callback was asked for with the bytes kept.

@@ -27,6 +27,12 @@ extension StreamHub {
         return ring.backlogBytes(from: index)
     }
 
+    /// The length of the frame at `index`, which the ring (or the view) still holds.
+    func ringFrameLength(at index: Int64) -> Int {
+        if let sharedView { return sharedView.entry(index).length }
+        return ring.frameLength(at: index)
+    }
+
     func ringIndex(after seq: Int64) -> Int64? {
         if let sharedView { return sharedView.index(after: seq) }
         return ring.index(after: seq)

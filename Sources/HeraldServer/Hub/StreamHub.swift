@@ -53,6 +53,8 @@ public struct StreamHub {
     var snapshotInFlight: Int?
     /// Seconds since start, as last told by the transport (for `/healthz` and `/metrics`).
     var uptime: Double = 0
+    /// What the last batch `writable` gave holds of the ring, until the next (`StreamHub+CutWrites`).
+    var lastRingBatch: RingBatch?
 
     /// What a handshake said, kept from the filter until the connection is established.
     struct PendingHandshake {
@@ -221,13 +223,18 @@ public struct StreamHub {
         guard !connection.outbox.isEmpty || hasStream || ping else { return .idle }
         var oldest: Int64?
         var frames = 0
+        lastRingBatch = nil
         if !connection.outbox.isEmpty {
             let before = connection.outbox.count
             oldest = connection.outbox.takeBatch(limit: configuration.writeBatchBytes, into: &buffer)
             frames = before - connection.outbox.count
         }
         if connection.outbox.isEmpty, let cursor = connection.cursor, cursor < ringEndIndex, buffer.count < configuration.writeBatchBytes {
+            let start = buffer.count
             let taken = copyRing(from: cursor, limit: configuration.writeBatchBytes, into: &buffer, scope: connection.scope)
+            if connection.scope == nil {
+                lastRingBatch = RingBatch(connection: id, offset: start, first: cursor, end: taken.next, endsWithPing: false)
+            }
             connection.cursor = taken.next
             frames += taken.frames
             if let ts = taken.oldest, ts < oldest ?? .max { oldest = ts }
@@ -235,6 +242,7 @@ public struct StreamHub {
         if ping {
             // The keepalive's ping, after whole frames (lws sends any unsent tail of the last write first).
             connection.pingDue = false
+            lastRingBatch?.endsWithPing = true
             buffer.append(contentsOf: WebSocketFrame.ping)
             frames += 1
         }

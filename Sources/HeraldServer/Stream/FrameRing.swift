@@ -46,6 +46,9 @@ public struct FrameRing {
 
     private func entry(_ index: Int64) -> Entry { entries[Int(index % Int64(entries.count))] }
 
+    /// The length of the frame at `index` (kept: `firstIndex..<endIndex`).
+    func frameLength(at index: Int64) -> Int { entry(index).length }
+
     /// Appends one whole frame, dropping the oldest entries to make room. A frame larger than the
     /// whole ring empties it and is not kept: every cursor falls off (and is resynced).
     public mutating func append(_ frame: [UInt8], seq: Int64, ts: Int64, job: JobID? = nil) {
