@@ -27,23 +27,7 @@ final class CutWriteTests: XCTestCase {
             XCTFail("a write")
             return (harness, [], [])
         }
-        return (harness, harness.buffer, Self.frameLengths(harness.buffer))
-    }
-
-    private static func frameLengths(_ bytes: [UInt8]) -> [Int] {
-        var lengths: [Int] = []
-        var index = 0
-        while index < bytes.count {
-            var length = Int(bytes[index + 1] & 0x7F)
-            var header = 2
-            if length == 126 {
-                length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-                header = 4
-            }
-            lengths.append(header + length)
-            index += header + length
-        }
-        return lengths
+        return (harness, harness.buffer, Harness.frameLengths(harness.buffer))
     }
 
     private func seqs(_ messages: [JSONValue]) -> [Int64] { messages.compactMap { $0["seq"]?.intValue } }

@@ -65,7 +65,17 @@ struct HubHarness {
 
     /// Splits raw server frames (unmasked, FIN) into payloads.
     static func payloads(_ bytes: [UInt8]) -> [[UInt8]] {
-        var out: [[UInt8]] = []
+        frames(bytes).map { Array(bytes[$0.payload]) }
+    }
+
+    /// The byte length of each raw server frame, header included.
+    static func frameLengths(_ bytes: [UInt8]) -> [Int] {
+        frames(bytes).map { $0.payload.upperBound - $0.start }
+    }
+
+    /// Where each raw server frame (unmasked, FIN) starts, and where its payload lies.
+    private static func frames(_ bytes: [UInt8]) -> [(start: Int, payload: Range<Int>)] {
+        var out: [(start: Int, payload: Range<Int>)] = []
         var index = 0
         while index < bytes.count {
             var length = Int(bytes[index + 1] & 0x7F)
@@ -77,7 +87,7 @@ struct HubHarness {
                 length = (0..<8).reduce(0) { $0 << 8 | Int(bytes[index + 2 + $1]) }
                 header = 10
             }
-            out.append(Array(bytes[(index + header)..<(index + header + length)]))
+            out.append((index, (index + header)..<(index + header + length)))
             index += header + length
         }
         return out

@@ -89,7 +89,7 @@ struct BatchWriter {
     /// frames, `StreamHub.cutShort`); nothing kept, nothing waits, and the writable callback is asked
     /// for the frames taken back.
     mutating func write(
-        _ bytes: UnsafeMutableRawBufferPointer, to wsi: OpaquePointer, restTo holder: Holder, keeping: (Int) -> Int = { _ in .max }
+        _ bytes: UnsafeMutableRawBufferPointer, to wsi: OpaquePointer, restTo holder: Holder, keeping: (Int) -> Int
     ) -> Outcome {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return .sent }
         if lws_is_ssl(wsi) != 0 {
