@@ -79,12 +79,12 @@ final class HTTPTests: XCTestCase {
         client.waitFor("snapshot") { $0.type == "snapshot" }
         client.send(["type": "start", "kind": "search", "params": ["query": "x"]])
         client.waitFor("succeeded") { $0["job"]?["state"]?.stringValue == "succeeded" }
-        let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
+        // The job's events reached the client: at least one write batch held a live event.
+        let metrics = try server.metrics { LiveServer.sample("herald_delivery_latency_seconds_count", in: $0) ?? 0 > 0 }
         XCTAssertTrue(metrics.contains("# TYPE herald_delivery_latency_seconds histogram\n"), metrics)
         let samples = metrics.split(separator: "\n").filter { $0.hasPrefix("herald_delivery_latency_seconds") }
         XCTAssertEqual(samples.filter { $0.contains("_bucket{le=") }.count, ServerMetrics.deliveryLatencyBounds.count)
-        let count = samples.first { $0.hasPrefix("herald_delivery_latency_seconds_count ") }.flatMap { Int($0.split(separator: " ")[1]) }
-        // The job's events reached the client: at least one write batch held a live event.
+        let count = LiveServer.sample("herald_delivery_latency_seconds_count", in: metrics)
         XCTAssertGreaterThan(count ?? 0, 0, metrics)
         let infinite = samples.first { $0.hasPrefix("herald_delivery_latency_seconds_bucket{le=\"+Inf\"} ") }
         XCTAssertEqual(infinite?.split(separator: " ").last.flatMap { Int($0) }, count, "+Inf counts every observation")

@@ -122,8 +122,8 @@ final class ProtocolErrorTests: XCTestCase {
         XCTAssertThrowsError(try server.client(origin: "http://evil.example"), "a foreign Origin is refused")
         let sameOrigin = try server.client(origin: "http://127.0.0.1:\(server.port)")
         XCTAssertNotNil(sameOrigin.waitFor("same origin accepted") { $0.type == "snapshot" })
-        let metrics = try RawSocket.http(port: server.port, path: "/metrics")
-        XCTAssertTrue(metrics.body.contains("herald_connections_refused_total 2"), metrics.body)
+        let metrics = try server.metrics { $0.contains("herald_connections_refused_total 2") }
+        XCTAssertTrue(metrics.contains("herald_connections_refused_total 2"), metrics)
     }
 }
 

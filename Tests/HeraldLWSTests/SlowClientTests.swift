@@ -25,10 +25,9 @@ final class SlowClientTests: XCTestCase {
         let seqs = fast.events.compactMap(\.seq)
         XCTAssertEqual(seqs, Array(1...Int64(seqs.count)), "the fast client got every event, with no gap")
         XCTAssertEqual(fast.events.filter { $0.type == "results" }.count, 20_000)
-        let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
-        let resyncs =
-            metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
-        XCTAssertGreaterThan(resyncs, 0, "the stalled reader's backlog was replaced by a snapshot")
+        let metrics = try server.metrics { LiveServer.sample("herald_resyncs_total", in: $0) ?? 0 > 0 }
+        XCTAssertGreaterThan(
+            LiveServer.sample("herald_resyncs_total", in: metrics) ?? 0, 0, "the stalled reader's backlog was replaced by a snapshot")
 
         // When the stalled reader reads again, it reaches a resync snapshot: its backlog was replaced.
         stalled.setReceiveBuffer(1 << 20)
@@ -259,9 +258,9 @@ final class KeepaliveTests: XCTestCase {
         let elapsed = Date().timeIntervalSince(started)
         XCTAssertTrue(bytes.contains(0x89), "the server pinged the idle peer")
         XCTAssertLessThan(elapsed, 15, "dropped after the hang-up time, not left open")
-        let health = try JSONParser.parse(RawSocket.http(port: server.port, path: "/healthz").body)
-        XCTAssertEqual(health["connections"]?.intValue, 0)
-        XCTAssertTrue(try RawSocket.http(port: server.port, path: "/metrics").body.contains("herald_silent_peer_closes_total 1"))
+        let metrics = try server.metrics { $0.contains("herald_silent_peer_closes_total 1") }
+        XCTAssertTrue(metrics.contains("herald_silent_peer_closes_total 1"), metrics)
+        XCTAssertTrue(metrics.contains("\nherald_connections_open 0\n"), metrics)
     }
 
     /// A peer that never reads a ping but sends its own pongs (a heartbeat, RFC 6455 5.5.3) is alive.

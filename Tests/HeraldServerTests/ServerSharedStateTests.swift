@@ -43,13 +43,16 @@ final class ServerSharedStateTests: XCTestCase {
     func testTheBoardAnswersWithTheAskersFreshCountsAndTheOthersLastCopies() {
         let board = MetricsBoard(threads: 2)
         var zero = ServerMetrics()
-        zero.connectionsOpen = 5
+        zero.framesSent = 5
         var one = ServerMetrics()
-        one.connectionsOpen = 7
+        one.framesSent = 7
         board.publish(one, thread: 1)
         board.publish(zero, thread: 0)
-        zero.connectionsOpen = 6
-        XCTAssertEqual(board.total(current: zero, thread: 0).connectionsOpen, 13, "its own count now, the other's last copy")
-        XCTAssertEqual(board.total(current: one, thread: 1).connectionsOpen, 12)
+        zero.framesSent = 6
+        XCTAssertEqual(board.total(current: zero, thread: 0).framesSent, 13, "its own count now, the other's last copy")
+        // Thread 0 has not swept since; the next scrape, answered by thread 1, still counts its 6.
+        XCTAssertEqual(board.total(current: one, thread: 1).framesSent, 13, "a counter never goes back between scrapes")
+        zero.framesSent = 8
+        XCTAssertEqual(board.total(current: zero, thread: 0).framesSent, 15)
     }
 }

@@ -23,11 +23,15 @@ public final class MetricsBoard: Sendable {
         slots.withLock { $0[thread] = metrics }
     }
 
-    /// The server's counters: `current` (the answering thread's own, fresh) in place of its slot,
-    /// plus every other thread's last copy.
+    /// The server's counters: `current` (the answering thread's own, fresh), left in its slot, plus
+    /// every other thread's last copy. Leaving it there keeps the totals' counters from going back
+    /// when the next scrape is answered by another thread: each slot only ever grows, so a later sum
+    /// is never smaller than an earlier one.
     public func total(current: ServerMetrics, thread: Int) -> ServerMetrics {
-        var parts = slots.withLock { $0 }
-        parts[thread] = current
+        let parts = slots.withLock {
+            $0[thread] = current
+            return $0
+        }
         return ServerMetrics.sum(parts)
     }
 }

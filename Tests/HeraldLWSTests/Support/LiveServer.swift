@@ -43,6 +43,24 @@ final class LiveServer {
         return TestClient(client)
     }
 
+    /// `/metrics` once `condition` holds, or as it was at `timeout`. With several service threads, a
+    /// scrape shows the other threads' counters as of their last sweep (a second): a count kept by
+    /// the thread of another connection shows up within about that.
+    func metrics(timeout: Double = 15, until condition: (String) -> Bool) throws -> String {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        var body = try RawSocket.http(port: port, path: "/metrics").body
+        while !condition(body), Date() < deadline {
+            usleep(20_000)
+            body = try RawSocket.http(port: port, path: "/metrics").body
+        }
+        return body
+    }
+
+    /// The value of the sample named `name` (with its labels, if any) in a `/metrics` text.
+    static func sample(_ name: String, in metrics: String) -> Int? {
+        metrics.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+    }
+
     func stop() {
         server.stop()
         engine.shutdown(grace: 0)
