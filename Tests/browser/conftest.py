@@ -137,6 +137,8 @@ class HeraldServer:
             "--data-dir", str(self.data_dir),
             "--news-probability", "1",
             "--news-seed", "7",
+            # Two service threads unless a test asks otherwise, whatever the machine's cores (the default).
+            *(() if "--io-threads" in self.extra_args else ("--io-threads", "2")),
             *self.extra_args,
         ]
         stderr = open(stderr_path, "wb")

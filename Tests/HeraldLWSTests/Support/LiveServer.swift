@@ -28,6 +28,8 @@ final class LiveServer {
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.logLevel = .warning
+        // Two service threads unless a test asks otherwise, whatever the machine's cores (the default).
+        configuration.ioThreads = 2
         configure(&configuration)
         server = WebSocketServer(
             configuration: configuration, engine: engine, logger: Logger(level: configuration.logLevel), version: "test", inbox: inbox)
