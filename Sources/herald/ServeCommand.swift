@@ -57,6 +57,10 @@ enum ServeCommand {
         defer { withExtendedLifetime(heapTrimmer) {} }
         let logger = Logger(level: options.server.logLevel)
         defer { logger.flush() }
+        let files = OpenFilesLimit.raise(forConnections: options.server.maxConnections)
+        if let line = files.line {
+            if files.isWarning { logger.warning(line) } else { logger.info(line) }
+        }
         let inbox = DeliveryInbox()
         var runners = JobCatalog.standardRunners(searchThreads: options.searchThreads)
         var engineConfiguration = options.engine

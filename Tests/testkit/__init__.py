@@ -5,6 +5,7 @@ through the repository's pytest.ini; run the suites with scripts/pytest.
 
 import json
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -27,8 +28,9 @@ class Herald:
     """A running `herald serve` and helpers to talk to it. On 127.0.0.1, or with `host` (a
     testkit.netns.Host) in that host, on its address, and talked to from inside it."""
 
-    def __init__(self, *extra: str, root: Path, env: dict | None = None, host=None):
-        """`env`: variables added to this process's environment for the server (e.g. LD_PRELOAD)."""
+    def __init__(self, *extra: str, root: Path, env: dict | None = None, host=None, open_files: tuple[int, int] | None = None):
+        """`env`: variables added to this process's environment for the server (e.g. LD_PRELOAD).
+        `open_files`: the (soft, hard) limit of descriptors it starts with (RLIMIT_NOFILE)."""
         self.root = root
         self.host = host
         self.data = root / "data"
@@ -40,13 +42,16 @@ class Herald:
         self.log_path = root / "herald.log"
         self.log_file = open(self.log_path, "w")
         address = host.address if host else "127.0.0.1"
+        # Two service threads unless a test asks otherwise, whatever the machine's cores (the default).
+        threads = () if "--io-threads" in extra else ("--io-threads", "2")
         arguments = [str(herald_binary()), "serve", "--port", "0", "--data-dir", str(self.data),
-                     "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *extra]
+                     "--search-root", str(self.corpus), "--news-probability", "1", "--news-seed", "5", *threads, *extra]
         if host:
             arguments += ["--host", address]
         launch = host.popen if host else subprocess.Popen
+        limits = {} if open_files is None else {"preexec_fn": lambda: resource.setrlimit(resource.RLIMIT_NOFILE, open_files)}
         self.process = launch(arguments, stdout=subprocess.PIPE, stderr=self.log_file, text=True,
-                              env=None if env is None else {**os.environ, **env})
+                              env=None if env is None else {**os.environ, **env}, **limits)
         self.url = self.process.stdout.readline().strip()
         assert self.url.startswith((f"http://{address}:", f"https://{address}:")), f"first line should be the URL, got {self.url!r}"
         self.port = int(self.url.rstrip("/").rsplit(":", 1)[1])

@@ -54,8 +54,11 @@ final class ContextResources {
             info.ssl_private_key_filepath = UnsafePointer(key)
             info.options |= UInt64(LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT)
         }
-        // Room for the connection limit plus HTTP requests and the listening socket.
-        info.fd_limit_per_thread = UInt32(configuration.maxConnections + 256)
+        // Room for the connection limit plus HTTP requests and the listening socket. lws also takes
+        // this times its threads (one) as the highest descriptor number it tracks, when below the
+        // process's limit: the whole process's descriptors count there, so it has the same reserve
+        // as the limit `herald serve` asks for (`OpenFilesLimit`).
+        info.fd_limit_per_thread = UInt32(configuration.maxConnections + OpenFilesLimit.reserve)
         info.timeout_secs = 20
         // Room for a bearer JWT of up to 8 KiB (AccessControl.maxTokenBytes) beside the other headers:
         // lws's default of 4 KiB for all of a request's headers cuts a large but valid token off.

@@ -93,14 +93,27 @@ extension WebSocketServer {
         return fanOut?.routing.id(serial: nextSerial, thread: threadIndex) ?? nextSerial
     }
 
-    /// Several service threads: this thread's listening socket has connections waiting. Each is
-    /// accepted (non-blocking: the loop ends when none is left) and handed to the context, which
-    /// treats it as one its own listener accepted (HTTP, upgraded or not; TLS when configured).
+    /// This thread's listening socket has connections waiting. Each is accepted (non-blocking: the
+    /// loop ends when none is left) and handed to the context, which treats it as one its own
+    /// listener accepted (HTTP, upgraded or not; TLS when configured). Out of descriptors, the thread
+    /// stops watching the socket until its next sweep (`AcceptPause`).
     func acceptConnections() {
         guard let listener = listenerDescriptor, let vhost else { return }
         while true {
             let accepted = accept(listener, nil, nil)
-            guard accepted >= 0 else { return }
+            guard accepted >= 0 else {
+                let error = errno
+                switch acceptPause.failed(errno: error, now: uptime(), limit: OpenFilesLimit.current().soft) {
+                case .acceptNext: continue
+                case .waitForMore: return
+                case .pause(let line):
+                    if let line { logger.warning(line) }
+                    // Applied by lws when this callback returns (the socket's POLLIN is dropped).
+                    if let listenerSocket { lws_rx_flow_control(listenerSocket, 0) }
+                    return
+                }
+            }
+            if let line = acceptPause.accepted() { logger.info(line) }
             _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
             _ = fcntl(accepted, F_SETFL, fcntl(accepted, F_GETFL) | O_NONBLOCK)
             // As lws sets on what its own listener accepts: without it Nagle holds each small write
@@ -133,8 +146,10 @@ extension WebSocketServer {
 
     /// The keepalive timer fired: the hub sweeps its connections, and the timer is set again.
     /// Connections whose reading is paused, and whose peer hung up meanwhile, are dropped: lws does
-    /// not read them, so it would not see the end of stream (`BatchWriter`).
+    /// not read them, so it would not see the end of stream (`BatchWriter`). A listening socket paused
+    /// for want of descriptors is watched again.
     func keepaliveTick() {
+        if acceptPause.sweep(), let listenerSocket { lws_rx_flow_control(listenerSocket, 1) }
         for wsi in writer.hungUp() { herald_drop(wsi) }
         hub.sweepKeepalive(now: uptime(), into: &actions)
         performActions()

@@ -67,10 +67,12 @@ public final class WebSocketServer: @unchecked Sendable {
     var exchanges: [OpaquePointer: HTTPExchange] = [:]
     /// The serial of the next connection or exchange (`makeID`).
     var nextSerial = 1
-    /// With several service threads: the listening socket this thread accepts on, adopted into its
-    /// context, and the context's vhost that adopts what it accepts.
+    /// The listening socket this thread accepts on, its socket in the context (adopted as a raw
+    /// file), the context's vhost that adopts what it accepts, and whether accepting is paused.
     var listenerDescriptor: Int32?
+    var listenerSocket: OpaquePointer?
     var vhost: OpaquePointer?
+    var acceptPause = AcceptPause()
     @exclusivity(unchecked) var batchBuffer: [UInt8] = []
     /// When `drainInbox` last took a slice (monotonic clock, microseconds): whether the stream paused.
     @exclusivity(unchecked) var lastSliceMicros: Int64 = 0
@@ -140,14 +142,12 @@ public final class WebSocketServer: @unchecked Sendable {
             state = .starting
         }
         LibWebSocketsLog.route(to: logger)
-        var listeners: ReusePortListeners?
-        if let fanOut {
-            do {
-                listeners = try ReusePortListeners(host: configuration.host, port: configuration.port, count: fanOut.routing.threads)
-            } catch {
-                lifecycle.withLock { $0 = .failed("\(error)") }
-                throw StartError.cannotListen("\(error)")
-            }
+        let listeners: ListeningSockets
+        do {
+            listeners = try ListeningSockets(host: configuration.host, port: configuration.port, count: fanOut?.routing.threads ?? 1)
+        } catch {
+            lifecycle.withLock { $0 = .failed("\(error)") }
+            throw StartError.cannotListen("\(error)")
         }
         let id: Int
         if let fanOut {
@@ -158,18 +158,16 @@ public final class WebSocketServer: @unchecked Sendable {
             engine.onStreamReset { [inbox] in inbox.resetStream() }
         }
         subscription.withLock { $0 = id }
-        var failure = launch(listener: listeners?.descriptors[0], port: listeners?.port)
+        var failure = launch(listener: listeners.descriptors[0], port: listeners.port)
         for sibling in siblings where failure == nil {
             sibling.lifecycle.withLock { $0 = .starting }
-            failure = sibling.launch(listener: listeners?.descriptors[sibling.threadIndex], port: listeners?.port)
+            failure = sibling.launch(listener: listeners.descriptors[sibling.threadIndex], port: listeners.port)
         }
-        if let listeners {
-            // Each thread that started adopted its socket (lws closes it with the context); the rest go.
-            for sibling in siblings where sibling.lifecycle.withLock({ if case .running = $0 { false } else { true } }) {
-                close(listeners.descriptors[sibling.threadIndex])
-            }
-            if port == nil { close(listeners.descriptors[0]) }
+        // Each thread that started adopted its socket (lws closes it with the context); the rest go.
+        for sibling in siblings where sibling.lifecycle.withLock({ if case .running = $0 { false } else { true } }) {
+            close(listeners.descriptors[sibling.threadIndex])
         }
+        if port == nil { close(listeners.descriptors[0]) }
         guard let failure else { return port! }
         engine.unsubscribe(id)
         // One thread that failed has nothing to stop; of several, those that started are stopped.
@@ -179,10 +177,10 @@ public final class WebSocketServer: @unchecked Sendable {
     }
 
     /// Starts this thread's service loop and waits until it listens (or failed: the reason).
-    private func launch(listener: Int32?, port: Int?) -> String? {
+    private func launch(listener: Int32, port: Int) -> String? {
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            serviceThreadMain(started: started, listener: listener, sharedPort: port)
+            serviceThreadMain(started: started, listener: listener, port: port)
         }
         thread.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         thread.stackSize = 1 << 20
@@ -249,19 +247,18 @@ public final class WebSocketServer: @unchecked Sendable {
         assert(serviceThread.map { pthread_equal($0, pthread_self()) != 0 } ?? false, "off the service thread", file: file, line: line)
     }
 
-    private func serviceThreadMain(started: DispatchSemaphore, listener: Int32?, sharedPort: Int?) {
+    private func serviceThreadMain(started: DispatchSemaphore, listener: Int32, port: Int) {
         serviceThread = pthread_self()
         // Set from the thread itself, the name is the kernel's too (`top -H`, /proc/PID/task/*/comm), which
         // takes 15 characters at most.
         Thread.current.name = threadIndex == 0 ? "herald.service" : "herald.svc.\(threadIndex)"
         let resources = ContextResources(configuration: configuration)
         var info = resources.creationInfo(owner: Unmanaged.passUnretained(self).toOpaque())
-        // Several threads: the transport listens (`ReusePortListeners`), and the context adopts.
-        if listener != nil { info.port = CONTEXT_PORT_NO_LISTEN_SERVER }
+        // The transport listens (`ListeningSockets`), and the context adopts what it accepts.
+        info.port = CONTEXT_PORT_NO_LISTEN_SERVER
         guard let context = lws_create_context(&info) else {
             lifecycle.withLock {
-                $0 = .failed(
-                    "cannot listen on \(configuration.host):\(configuration.port) (address in use, or not an address of this machine)")
+                $0 = .failed("libwebsockets could not set up the server (see its log lines above; a TLS certificate or key it cannot use?)")
             }
             resources.release()
             started.signal()
@@ -275,27 +272,25 @@ public final class WebSocketServer: @unchecked Sendable {
         keepaliveTimer = keepalive
         let vhost = lws_get_vhost_by_name(context, "default")
         self.vhost = vhost
-        if let listener {
-            var descriptor = lws_sock_file_fd_type()
-            descriptor.filefd = listener
-            guard lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, ContextResources.protocolName, nil) != nil
-            else {
-                // A socket nobody accepts on would take its share of the connections and hang them:
-                // the server does not start. `start` closes the socket, which lws did not adopt.
-                lifecycle.withLock { $0 = .failed("service thread \(threadIndex) could not watch its listening socket") }
-                keepaliveTimer = nil
-                keepalive.release()
-                lws_context_destroy(context)
-                self.context = nil
-                streamProtocol = nil
-                resources.release()
-                started.signal()
-                stoppedSignal.signal()
-                return
-            }
-            listenerDescriptor = listener
+        var descriptor = lws_sock_file_fd_type()
+        descriptor.filefd = listener
+        guard let listening = lws_adopt_descriptor_vhost(vhost, LWS_ADOPT_RAW_FILE_DESC, descriptor, ContextResources.protocolName, nil)
+        else {
+            // A socket nobody accepts on would take its share of the connections and hang them:
+            // the server does not start. `start` closes the socket, which lws did not adopt.
+            lifecycle.withLock { $0 = .failed("service thread \(threadIndex) could not watch its listening socket") }
+            keepaliveTimer = nil
+            keepalive.release()
+            lws_context_destroy(context)
+            self.context = nil
+            streamProtocol = nil
+            resources.release()
+            started.signal()
+            stoppedSignal.signal()
+            return
         }
-        let port = sharedPort ?? Int(lws_get_vhost_listen_port(vhost))
+        listenerDescriptor = listener
+        listenerSocket = listening
         let pointer = ContextPointer(pointer: context)
         // lws_cancel_service is the one lws call other threads make; the inbox calls it under its lock.
         if let fanOut {

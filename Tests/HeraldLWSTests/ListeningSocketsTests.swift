@@ -3,11 +3,12 @@ import XCTest
 
 @testable import HeraldLWS
 
-/// The listening sockets of several service threads: one port, and the kernel spreads connections
-/// over the sockets (real sockets on 127.0.0.1, port 0).
-final class ReusePortListenersTests: XCTestCase {
+/// The listening sockets of the service threads: with several, one port, and the kernel spreads
+/// connections over the sockets; one alone shares its port with nobody (real sockets on 127.0.0.1,
+/// port 0).
+final class ListeningSocketsTests: XCTestCase {
     func testSocketsShareOnePortAndEachAcceptsSomeConnections() throws {
-        let listeners = try ReusePortListeners(host: "127.0.0.1", port: 0, count: 2)
+        let listeners = try ListeningSockets(host: "127.0.0.1", port: 0, count: 2)
         defer { listeners.closeAll() }
         XCTAssertEqual(listeners.descriptors.count, 2)
         XCTAssertGreaterThan(listeners.port, 0)
@@ -45,9 +46,21 @@ final class ReusePortListenersTests: XCTestCase {
         }
         XCTAssertTrue(bound)
         let port = Int(UInt16(bigEndian: address.sin_port))
-        XCTAssertThrowsError(try ReusePortListeners(host: "127.0.0.1", port: port, count: 2)) { error in
+        XCTAssertThrowsError(try ListeningSockets(host: "127.0.0.1", port: port, count: 2)) { error in
             XCTAssertTrue("\(error)".contains("Address already in use"), "the kernel's reason: \(error)")
         }
-        XCTAssertThrowsError(try ReusePortListeners(host: "not-an-address", port: 0, count: 1))
+        XCTAssertThrowsError(try ListeningSockets(host: "not-an-address", port: 0, count: 1))
+    }
+
+    func testOneSocketDoesNotShareItsPort() throws {
+        let one = try ListeningSockets(host: "127.0.0.1", port: 0, count: 1)
+        defer { one.closeAll() }
+        XCTAssertEqual(one.descriptors.count, 1)
+        for count in [1, 2] {
+            XCTAssertThrowsError(try ListeningSockets(host: "127.0.0.1", port: one.port, count: count), "a second server on its port") {
+                error in
+                XCTAssertTrue("\(error)".contains("Address already in use"), "\(error)")
+            }
+        }
     }
 }
