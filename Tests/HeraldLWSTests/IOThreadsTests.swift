@@ -45,18 +45,7 @@ final class IOThreadsTests: XCTestCase {
         XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "stop joined every service thread")
         // No listening socket outlives the server (lws closes the ones its contexts adopted): the port
         // binds again without sharing.
-        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(plain) }
-        var on: Int32 = 1
-        setsockopt(plain, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(server.port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(plain, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        XCTAssertEqual(bound, 0, "port \(server.port) is free again")
+        XCTAssertNotNil(PlainListener(port: server.port), "port \(server.port) is free again")
     }
 
     func testTwoServiceThreadsShareOnePortAndOneStream() throws {
@@ -69,18 +58,8 @@ final class IOThreadsTests: XCTestCase {
 
     func testAPortTakenElsewhereIsAClearStartError() throws {
         // A socket that does not share the port (no SO_REUSEPORT) holds it.
-        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(plain) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(plain, $0, length) == 0 && listen(plain, 4) == 0 && getsockname(plain, $0, &length) == 0
-            }
-        }
-        XCTAssertTrue(bound)
+        guard let plain = PlainListener() else { return XCTFail("a free port") }
+        defer { withExtendedLifetime(plain) {} }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("herald-io-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let engine = JobDispatcher(
@@ -89,7 +68,7 @@ final class IOThreadsTests: XCTestCase {
         defer { engine.shutdown(grace: 0) }
         var configuration = ServerConfiguration()
         configuration.host = "127.0.0.1"
-        configuration.port = Int(UInt16(bigEndian: address.sin_port))
+        configuration.port = plain.port
         configuration.ioThreads = 2
         let server = WebSocketServer(configuration: configuration, engine: engine, logger: Logger(level: .error), version: "test")
         XCTAssertThrowsError(try server.start()) { error in

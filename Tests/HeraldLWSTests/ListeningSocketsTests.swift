@@ -33,20 +33,9 @@ final class ListeningSocketsTests: XCTestCase {
     }
 
     func testAPortTakenWithoutSharingIsRefusedClearly() throws {
-        let plain = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(plain) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(plain, $0, length) == 0 && listen(plain, 4) == 0 && getsockname(plain, $0, &length) == 0
-            }
-        }
-        XCTAssertTrue(bound)
-        let port = Int(UInt16(bigEndian: address.sin_port))
-        XCTAssertThrowsError(try ListeningSockets(host: "127.0.0.1", port: port, count: 2)) { error in
+        guard let plain = PlainListener() else { return XCTFail("a free port") }
+        defer { withExtendedLifetime(plain) {} }
+        XCTAssertThrowsError(try ListeningSockets(host: "127.0.0.1", port: plain.port, count: 2)) { error in
             XCTAssertTrue("\(error)".contains("Address already in use"), "the kernel's reason: \(error)")
         }
         XCTAssertThrowsError(try ListeningSockets(host: "not-an-address", port: 0, count: 1))

@@ -279,12 +279,7 @@ public final class WebSocketServer: @unchecked Sendable {
             // A socket nobody accepts on would take its share of the connections and hang them:
             // the server does not start. `start` closes the socket, which lws did not adopt.
             lifecycle.withLock { $0 = .failed("service thread \(threadIndex) could not watch its listening socket") }
-            keepaliveTimer = nil
-            keepalive.release()
-            lws_context_destroy(context)
-            self.context = nil
-            streamProtocol = nil
-            resources.release()
+            destroy(context, keepalive, resources)
             started.signal()
             stoppedSignal.signal()
             return
@@ -308,14 +303,20 @@ public final class WebSocketServer: @unchecked Sendable {
             if lws_service(context, 0) < 0 { break }
         }
         if let fanOut { fanOut.inboxes[threadIndex].setWaker(nil) } else { inbox.setWaker(nil) }
+        destroy(context, keepalive, resources)
+        lifecycle.withLock { $0 = .stopped }
+        logger.info("server stopped")
+        stoppedSignal.signal()
+    }
+
+    /// Ends the context (lws closes every socket it holds, the listening one too) and frees what it
+    /// used. Thread: the service thread, after its loop or a failed start.
+    private func destroy(_ context: OpaquePointer, _ keepalive: KeepaliveTimer, _ resources: ContextResources) {
         keepaliveTimer = nil
         keepalive.release()
         lws_context_destroy(context)
         self.context = nil
         streamProtocol = nil
         resources.release()
-        lifecycle.withLock { $0 = .stopped }
-        logger.info("server stopped")
-        stoppedSignal.signal()
     }
 }
