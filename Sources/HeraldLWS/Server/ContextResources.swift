@@ -25,7 +25,10 @@ final class ContextResources {
         protocols[0].name = UnsafePointer(name)
         protocols[0].callback = heraldServerCallback
         protocols[0].per_session_data_size = 0
-        protocols[0].rx_buffer_size = 16 * 1024
+        // Each WebSocket gets a receive buffer of this size for its whole life; a message longer than
+        // it arrives in pieces, which the hub joins (`--max-message-bytes`). Commands are small: with
+        // 16 KiB an idle connection cost about 1 KB more of the server's memory (docs/benchmarks.md).
+        protocols[0].rx_buffer_size = 4 * 1024
         // Lets one write carry a whole batch of frames; without it lws splits sends at rx_buffer_size.
         protocols[0].tx_packet_size = configuration.writeBatchBytes + 1024
         // All zero: no validity timers (see creationInfo).
