@@ -27,7 +27,7 @@ enum Help {
         Usage: herald serve [options]
 
         Listening
-          --host ADDR              address to bind (default 127.0.0.1)
+          --host ADDR              IPv4 address to bind, 0.0.0.0 for all (default 127.0.0.1)
           --port N                 port; 0 picks a free one (default 8080)
           --public DIR             dashboard folder (default: $HERALD_PUBLIC, ./Public, or the one installed beside the binary)
           --max-connections N      WebSocket connections at once (default 10000)
