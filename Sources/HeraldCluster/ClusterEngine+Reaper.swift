@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HeraldAccess
 import HeraldEngine
 import HeraldRedis
 import HeraldSupport
@@ -113,7 +114,22 @@ extension ClusterEngine {
                 : "the lease of \(adopted.count) job(s) of \(from) lapsed; this node takes them over")
         figures.withLock { $0.reclaims += adopted.count }
         for (record, from) in adopted { local.adopt(record, from: from) }
+        cancelAdoptedIfAsked(adopted.map(\.record.id.rawValue))
         return next
+    }
+
+    /// A cancel another node accepted for a job whose node then stopped before it read it: the job,
+    /// taken over here, is cancelled here (after `adopt`, on the same queue, so before a retry
+    /// starts), as the asker recorded it (`ClusterKeys.cancelRequest`). Thread: `commandQueue`.
+    private func cancelAdoptedIfAsked(_ jobs: [String]) {
+        guard !jobs.isEmpty,
+            let answer = try? commands().command(["MGET"] + jobs.map { settings.keys.cancelRequest($0) }), let askers = answer.array
+        else { return }
+        for (job, asker) in zip(jobs, askers) {
+            guard let by = asker.string else { continue }
+            logger("job \(job) was to be cancelled by \(by) when its node stopped; it is cancelled here")
+            local.send(.cancel(job, by: Principal(name: by, role: .admin, source: .forwardedByNode))) { _ in }
+        }
     }
 
     /// Redis refused this node's writes about `jobs`: another node took them over (this node was

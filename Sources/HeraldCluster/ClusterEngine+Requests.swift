@@ -272,6 +272,9 @@ extension ClusterEngine {
         commandQueue.async { [self] in
             do {
                 try requireAlive(node)
+                // Written before the node is asked: should it stop before it reads the cancel, the
+                // node that takes the job over finds it (`reclaim`), and the job is not run again.
+                _ = try commands().command("SET", settings.keys.cancelRequest(id), principal.name, "EX", "86400")
                 let answer = try ClusterControl.cancel(job: id, by: principal.name).post(to: node, keys: settings.keys, on: commands())
                 if let message = answer.errorMessage { throw ClusterFailure.unexpected(message) }
                 // The job ends `cancelled` on its node; every viewer sees that event.

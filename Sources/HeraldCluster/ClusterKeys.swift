@@ -81,6 +81,9 @@ public struct ClusterKeys: Sendable, Equatable {
     public func queue(_ kind: String) -> String { prefix + "queue:" + kind }
     /// What other nodes ask of `node` (cancels, pages).
     public func control(_ node: String) -> String { prefix + "control:" + node }
+    /// Who asked to cancel a job another node ran (a day long at most): a node that takes the job
+    /// over, should its node stop before it read the cancel, cancels it too.
+    public func cancelRequest(_ job: String) -> String { prefix + "cancel:" + job }
     /// Where a forwarded page's answer is pushed (a list that expires).
     public func reply(_ token: String) -> String { prefix + "reply:" + token }
 }

@@ -420,6 +420,33 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     watcher.close()
 
 
+def test_a_cancel_its_node_never_read_is_honoured_by_the_node_that_takes_the_job_over(cluster):
+    probe = Viewer(cluster.nodes[0].ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in probe.seen()), what="a snapshot")
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 2000}})
+    assert status == 202
+    name = runner(probe, job["id"])
+    probe.close()
+    first = cluster.node(name)
+    second = cluster.others(name)[0]
+    watcher = Viewer(second.ws, timeout=60)
+    wait_for(lambda: any(m.get("type") == "snapshot" for m in watcher.seen()), what="a snapshot")
+    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
+    # The node stops before it can read the cancel, which is accepted: its heartbeat is still fresh.
+    first.process.send_signal(signal.SIGSTOP)
+    try:
+        status, answer = second.json("POST", f"/api/jobs/{job['id']}/cancel")
+        assert status == 202, answer
+        ended = wait_for(lambda: next((m for m in watcher.seen() if terminal(m, job["id"])), None), what="the end",
+                         timeout=LEASE + 30)
+    finally:
+        first.process.send_signal(signal.SIGCONT)
+    # Taken over when its lease lapsed, it is cancelled there, not run again to its end.
+    assert ended["job"]["state"] == "cancelled", ended
+    assert ended["job"]["node"] != name and ended["job"].get("cancelledBy") == "anonymous", ended
+    watcher.close()
+
+
 def lease_holders(redis, job):
     """The nodes under which `job`'s lease entry is pending (one, while it is held; none once it ended)."""
     entry = redis.command("HGET", "herald:leaseof", job)
