@@ -47,11 +47,7 @@ final class SlowClientTests: XCTestCase {
         let started = try RawSocket.http(
             port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
         let id = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
-        let deadline = Date(timeIntervalSinceNow: 60)
-        var closes = ""
-        while Date() < deadline, !closes.contains("herald_slow_client_closes_total 1") {
-            closes = try RawSocket.http(port: server.port, path: "/metrics").body
-        }
+        let closes = try server.metrics(timeout: 60) { $0.contains("herald_slow_client_closes_total 1") }
         _ = try RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(id)/cancel")
         XCTAssertTrue(closes.contains("herald_slow_client_closes_total 1"), closes)
         XCTAssertTrue(closes.contains("herald_resyncs_total 2"), "two resyncs, and the third time it is closed")
@@ -78,15 +74,8 @@ final class SlowClientTests: XCTestCase {
         try stalled.shrinkServerSendBuffer()
         let id = try RawSocket.startJob(port: server.port, #"{"kind":"search","params":{"query":"x","pad":4000,"pace":200}}"#)
         // The ring moves past the stalled reader.
-        let deadline = Date(timeIntervalSinceNow: 60)
-        var resyncs = 0
-        while Date() < deadline, resyncs == 0 {
-            let metrics = try RawSocket.http(port: server.port, path: "/metrics").body
-            resyncs =
-                metrics.split(separator: "\n").first { $0.hasPrefix("herald_resyncs_total ") }.flatMap { Int($0.split(separator: " ")[1]) }
-                ?? 0
-        }
-        XCTAssertGreaterThan(resyncs, 0, "the stalled reader fell behind")
+        let metrics = try server.metrics(timeout: 60) { LiveServer.sample("herald_resyncs_total", in: $0) ?? 0 > 0 }
+        XCTAssertGreaterThan(LiveServer.sample("herald_resyncs_total", in: metrics) ?? 0, 0, "the stalled reader fell behind")
         stalled.shutdownWrite()
 
         // The server still answers, and the half-closed connection is gone.

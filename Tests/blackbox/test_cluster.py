@@ -377,10 +377,12 @@ def test_a_killed_nodes_job_is_retried_elsewhere_and_its_viewers_resume_there(cl
         each.close()
 
 
-def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
+def sturdy_job_in_progress(cluster, steps):
+    """A `sturdy` job (its kind retries) of `steps` steps, running, and seen making progress by a viewer
+    of a node that does not run it: (job, the running node's name, that node, the other node, the viewer)."""
     probe = Viewer(cluster.nodes[0].ws, timeout=60)
     wait_for(lambda: any(m.get("type") == "snapshot" for m in probe.seen()), what="a snapshot")
-    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 80}})
+    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": steps}})
     assert status == 202
     name = runner(probe, job["id"])
     probe.close()
@@ -389,6 +391,11 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
     watcher = Viewer(second.ws, timeout=60)
     wait_for(lambda: any(m.get("type") == "snapshot" for m in watcher.seen()), what="a snapshot")
     wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
+    return job, name, first, second, watcher
+
+
+def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
+    job, name, first, second, watcher = sturdy_job_in_progress(cluster, steps=80)
     first.process.send_signal(signal.SIGSTOP)
     try:
         # While n1 is stopped its lease entry is deleted from the stream (by hand, as a trim would):
@@ -421,17 +428,7 @@ def test_a_node_paused_past_its_lease_cannot_write_over_the_retry(cluster):
 
 
 def test_a_cancel_its_node_never_read_is_honoured_by_the_node_that_takes_the_job_over(cluster):
-    probe = Viewer(cluster.nodes[0].ws, timeout=60)
-    wait_for(lambda: any(m.get("type") == "snapshot" for m in probe.seen()), what="a snapshot")
-    status, job = cluster.nodes[0].json("POST", "/api/jobs", {"kind": "sturdy", "params": {"n": 2000}})
-    assert status == 202
-    name = runner(probe, job["id"])
-    probe.close()
-    first = cluster.node(name)
-    second = cluster.others(name)[0]
-    watcher = Viewer(second.ws, timeout=60)
-    wait_for(lambda: any(m.get("type") == "snapshot" for m in watcher.seen()), what="a snapshot")
-    wait_for(lambda: any(m.get("type") == "progress" and m["job"] == job["id"] for m in watcher.seen()), what="progress")
+    job, name, first, second, watcher = sturdy_job_in_progress(cluster, steps=2000)
     # The node stops before it can read the cancel, which is accepted: its heartbeat is still fresh.
     first.process.send_signal(signal.SIGSTOP)
     try:

@@ -27,9 +27,11 @@ public enum OpenFilesLimit {
     /// The soft limit to ask for: enough for `maxConnections` and the reserve, within `hard`, and
     /// never below `soft`.
     public static func wanted(soft: UInt64, hard: UInt64, maxConnections: Int) -> UInt64 {
-        let needed = UInt64(max(0, maxConnections)) + UInt64(reserve)
-        return max(soft, min(hard, needed))
+        max(soft, min(hard, needed(for: maxConnections)))
     }
+
+    /// Descriptors for `maxConnections` and the reserve.
+    static func needed(for maxConnections: Int) -> UInt64 { UInt64(max(0, maxConnections)) + UInt64(reserve) }
 
     /// What `raise` did, as a log line and whether it is a warning.
     public struct Outcome: Equatable, Sendable {
@@ -51,7 +53,7 @@ public enum OpenFilesLimit {
 
     /// The log line for a limit that was `soft` and is `now` (pure, for tests).
     public static func outcome(soft: UInt64, hard: UInt64, now: UInt64, maxConnections: Int) -> Outcome {
-        let needed = UInt64(max(0, maxConnections)) + UInt64(reserve)
+        let needed = needed(for: maxConnections)
         if now < needed {
             let why = now < hard ? "it could not be raised" : "the hard limit is \(hard)"
             return Outcome(
