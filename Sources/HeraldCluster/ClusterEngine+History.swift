@@ -19,15 +19,19 @@ extension ClusterEngine {
         let newest = query.before.map { String($0.createdAt) } ?? "+inf"
         var found: [JobRecord] = []
         var lastSeen: HistoryCursor?
-        var offset = 0
+        var lookedAt = 0
+        var full = false
         do {
             let connection = try commands()
-            while offset < Self.historyScanLimit {
-                let window = try connection.command(
-                    "ZREVRANGEBYSCORE", keys.history, newest, "-inf", "WITHSCORES", "LIMIT", String(offset), String(Self.historyWindow))
-                guard let flat = window.array, !flat.isEmpty else { return .success(HistoryPage(jobs: found, next: nil)) }
-                offset += flat.count / 2
-                let ids = stride(from: 0, to: flat.count - 1, by: 2).compactMap { flat[$0].string }
+            try NewestFirstScan(window: Self.historyWindow).scan(from: newest) { max, min, count in
+                let limit = count.map { ["LIMIT", "0", String($0)] } ?? []
+                let flat = try connection.command(["ZREVRANGEBYSCORE", keys.history, max, min, "WITHSCORES"] + limit).array ?? []
+                return stride(from: 0, to: flat.count - 1, by: 2).compactMap { index in
+                    guard let member = flat[index].string, let score = flat[index + 1].string else { return nil }
+                    return (member, score)
+                }
+            } visit: { ids in
+                lookedAt += ids.count
                 let recent = try connection.command(["HMGET", keys.jobs] + ids).array ?? []
                 let archived = try connection.command(["HMGET", keys.archive] + ids).array ?? []
                 for (index, id) in ids.enumerated() {
@@ -37,13 +41,19 @@ extension ClusterEngine {
                     lastSeen = HistoryCursor(record)
                     guard query.admits(record) else { continue }
                     // One more than a page tells whether there is a next one.
-                    if found.count == query.limit { return .success(HistoryPage(jobs: found, next: found.last.map(HistoryCursor.init))) }
+                    if found.count == query.limit {
+                        full = true
+                        return false
+                    }
                     found.append(record)
                 }
+                return lookedAt < Self.historyScanLimit
             }
         } catch {
             return .failure(commandFailed(error))
         }
+        if full { return .success(HistoryPage(jobs: found, next: found.last.map(HistoryCursor.init))) }
+        if lookedAt < Self.historyScanLimit { return .success(HistoryPage(jobs: found, next: nil)) }
         // Looked at as many as one page may: go on from the last one looked at.
         return .success(HistoryPage(jobs: found, next: lastSeen))
     }
