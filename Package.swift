@@ -96,7 +96,7 @@ let package = Package(
         // HMAC against RFC 4231's vectors.
         .testTarget(name: "HeraldCryptoTests", dependencies: ["HeraldCrypto"]),
         // Roles, scopes and credentials, no sockets.
-        .testTarget(name: "HeraldAccessTests", dependencies: ["HeraldAccess", "HeraldCrypto", "HeraldTestSupport"]),
+        .testTarget(name: "HeraldAccessTests", dependencies: ["HeraldAccess", "HeraldCrypto", "HeraldSupport", "HeraldTestSupport"]),
         // Signatures and the URLSession transport against a receiver on a free loopback port.
         .testTarget(name: "HeraldWebhooksTests", dependencies: ["HeraldWebhooks", "HeraldEngine", "HeraldCrypto", "HeraldTestSupport"]),
         // The Redis client on a real redis-server.

@@ -1,6 +1,7 @@
 import Foundation
 import HeraldAccess
 import HeraldEngine
+import HeraldSupport
 
 /// `serve`'s identity flags (docs/security.md), checked at start so a typo is one clear line and exit 2,
 /// never a server that is more open than its operator meant.
@@ -64,7 +65,7 @@ struct AccessOptions {
             guard usersFile != nil else { throw Arguments.UsageError(description: "--session-idle needs --users FILE") }
             guard let idle = DurationText.parse(text) else {
                 throw Arguments.UsageError(
-                    description: "--session-idle \"\(text)\" is not a duration; use a number and s, m, h or d, like 12h")
+                    description: "--session-idle \"\(text)\" is not a duration; use \(DurationText.expected)")
             }
             sessionIdle = idle
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HeraldAccess
+import HeraldSupport
 
 /// `herald keys add NAME --role R [--kinds a,b] [--expires 30d]`, `herald keys revoke NAME`,
 /// `herald keys list`: the API keys of a users file. `add` prints the new key once, alone on stdout;
@@ -30,7 +31,7 @@ enum KeysCommand {
         if let text = arguments.last("expires") {
             guard let seconds = KeyLifetime.seconds(parsing: text) else {
                 throw UsersFileAccess.fail(
-                    2, "--expires must be a whole number and m, h, d or w (90m, 12h, 30d, 8w), up to 3650d, not \"\(text)\"")
+                    2, "--expires must be \(DurationText.expected), up to 3650d, not \"\(text)\"")
             }
             lifetime = seconds
         }

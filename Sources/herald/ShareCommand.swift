@@ -2,6 +2,7 @@ import Foundation
 import FoundationNetworking
 import HeraldEngine
 import HeraldLWS
+import HeraldSupport
 
 /// `herald share JOB [--for 1h] [URL]`: makes a view-only link to one job (`POST /api/jobs/ID/share`,
 /// docs/security.md) and prints its URL alone on stdout; when it ends goes to stderr. Exit 0 done,
@@ -30,7 +31,7 @@ enum ShareCommand {
             if let lifetime = arguments.last("for") {
                 guard DurationText.parse(lifetime) != nil else {
                     throw Arguments.UsageError(
-                        description: "--for \"\(lifetime)\" is not a duration; use a number and s, m, h or d, like 1h")
+                        description: "--for \"\(lifetime)\" is not a duration; use \(DurationText.expected)")
                 }
                 components.queryItems = [URLQueryItem(name: "for", value: lifetime)]
             }

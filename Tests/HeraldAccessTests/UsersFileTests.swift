@@ -179,13 +179,13 @@ import Testing
     }
 
     @Test(arguments: [
-        ("90m", Int64(5_400)), ("12h", 43_200), ("30d", 2_592_000), ("8w", 4_838_400), ("3650d", 315_360_000),
+        ("90m", Int64(5_400)), ("12h", 43_200), ("30d", 2_592_000), ("8w", 4_838_400), ("3650d", 315_360_000), ("90s", 90),
     ])
     func keyLifetimesParse(text: String, seconds: Int64) {
         #expect(KeyLifetime.seconds(parsing: text) == seconds)
     }
 
-    @Test(arguments: ["", "d", "0d", "-1d", "+1d", "30", "30s", "1.5d", "3651d", "30 d", "9999999999999999999w"])
+    @Test(arguments: ["", "d", "0d", "-1d", "+1d", "30", "30y", "1.5d", "3651d", "30 d", "9999999999999999999w"])
     func badKeyLifetimesAreRefused(text: String) {
         #expect(KeyLifetime.seconds(parsing: text) == nil)
     }

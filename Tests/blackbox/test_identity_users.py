@@ -8,6 +8,7 @@ import http.cookiejar
 import json
 import os
 import subprocess
+import time
 import urllib.error
 import urllib.request
 
@@ -133,9 +134,13 @@ def test_a_share_link_shows_one_job_until_it_is_revoked(team):
     origin = {"Origin": server.url.rstrip("/")}
     ids = [ann.call("POST", "/api/jobs", {"kind": "sort", "params": {"count": 20}}, headers=origin)[1]["id"] for _ in range(2)]
     def make():
-        status, body, _ = ann.call("POST", f"/api/jobs/{ids[0]}/share", {"for": "2h"}, headers=origin)
+        status, body, _ = ann.call("POST", f"/api/jobs/{ids[0]}/share", {"for": "2w"}, headers=origin)
         return body if status == 201 else None
     link = wait_for(make, what="a link, once the server's stream has told of the job")
+    fortnight = 14 * 86_400_000
+    assert abs(link["expiresAt"] - time.time() * 1000 - fortnight) < 120_000, link
+    status, body, _ = ann.call("POST", f"/api/jobs/{ids[0]}/share", {"for": "2 weeks"}, headers=origin)
+    assert status == 400 and "s, m, h, d or w" in json.dumps(body), body
     assert link["url"].startswith(server.url.rstrip("/") + "/share.html?t="), link
     token = link["token"]
     stranger = Browser(server)

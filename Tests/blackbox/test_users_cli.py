@@ -111,7 +111,7 @@ def test_refusals_say_why_and_change_nothing(tmp_path):
         (["users", "add", "car ol", "--role", "viewer"], PASSWORD, 2, "a name must be 1 to 64 letters"),
         (["users", "remove", "carol"], "", 1, 'has no user named "carol" (its users: alice)'),
         (["keys", "add", "k", "--role", "viewer", "--kinds", "Deploy"], "", 2, "--kinds: a kind must match"),
-        (["keys", "add", "k", "--role", "viewer", "--expires", "30s"], "", 2, "--expires must be a whole number and m, h, d or w"),
+        (["keys", "add", "k", "--role", "viewer", "--expires", "30y"], "", 2, "--expires must be a whole number and s, m, h, d or w"),
         (["keys", "frob"], "", 2, 'unknown keys command "frob"; the commands are add, revoke, list'),
         (["users", "list", "--colour"], "", 2, "unknown option --colour"),
     ]

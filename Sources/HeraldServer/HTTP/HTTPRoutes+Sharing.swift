@@ -1,5 +1,6 @@
 import HeraldAccess
 import HeraldEngine
+import HeraldSupport
 
 /// Share links (docs/security.md): an operator makes a signed, expiring, view-only link to one job;
 /// admins list them and revoke one or all; a link's creator may revoke its own. Answered by the hub
@@ -37,7 +38,7 @@ extension HTTPRoutes {
         }
         if let text {
             guard let parsed = DurationText.parse(text) else {
-                return .error(.badRequest(field: "for", "\"\(text)\" is not a duration; use a number and s, m, h or d, like 1h or 7d"))
+                return .error(.badRequest(field: "for", "\"\(text)\" is not a duration; use \(DurationText.expected)"))
             }
             lifetime = parsed
         }
