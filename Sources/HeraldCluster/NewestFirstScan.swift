@@ -2,9 +2,10 @@
 /// than by position: other nodes add members while a scan goes on, and a member added at the top
 /// would push the next window's positions down by one, so that a scan by offset would read the
 /// last member of a window again (a job listed twice). A window that ends inside a run of equal
-/// scores is cut before that score, and that score's members are read whole; the next window starts
-/// below it. Members added during a scan at or above its position are not seen; none is seen twice.
-/// Plain logic over a `read` of `ZREVRANGEBYSCORE`, so tests can change the set between reads.
+/// scores is cut before that score, and the next window starts at it; a window of one score only is
+/// read whole, and the next starts below it. Members added above the scan's position are not seen;
+/// none is seen twice. Plain logic over a `read` of `ZREVRANGEBYSCORE`, so that tests can change
+/// the set between reads.
 struct NewestFirstScan {
     /// A member and its score, as `ZREVRANGEBYSCORE … WITHSCORES` answers them.
     typealias Entry = (member: String, score: String)
