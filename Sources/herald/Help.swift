@@ -210,7 +210,7 @@ enum Help {
 
         Makes a signed, expiring, view-only link to one job and prints its URL alone on stdout: a page with
         that job's progress and log, for someone with no account. Exit 0 done, 1 refused, 2 no server.
-          --for DURATION  how long the link works, like 30m, 12h or 7d (default 1d; at most 30d)
+          --for DURATION  how long the link works, like 30m, 12h, 7d or 2w (default 1d; at most 30d)
           --token TOKEN   an operator's or admin's key or JWT, or the control token (or $HERALD_TOKEN)
           URL             the server (default http://127.0.0.1:8080)
         Revoke a link with DELETE /api/shares/ID, or every link with DELETE /api/shares.
