@@ -110,9 +110,10 @@ test-example:
 	$(SWIFT) build --package-path Examples/custom-job --scratch-path $(EXAMPLE_SCRATCH) -Xswiftc -warnings-as-errors
 	CUSTOM_JOB_BIN=$(EXAMPLE_SCRATCH)/debug/custom-job scripts/pytest -q $(EXAMPLE_TEST)
 
-# Without the example's test: test-example ran it against the binary it built.
+# Without the example's test: test-example ran it against the binary it built. The 20 slowest tests
+# are listed at the end, to keep an eye on the suite's time.
 test-python:
-	scripts/pytest -q --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
+	scripts/pytest -q --durations=20 --ignore=$(EXAMPLE_TEST) Tests/blackbox Tests/browser
 
 # The protocol, REST, CLI and Python client suites again, each server now node n1 of a 3-node cluster of
 # its own on a real redis-server (docs/scaling.md): they must pass as they pass against a single server.
