@@ -162,8 +162,8 @@ def rss_kib(pid: int, field: str) -> int:
 
 
 def test_a_program_that_floods_its_output_costs_bounded_memory(herald_factory, tmp_path):
-    # 1 GB of 100-byte lines as fast as the program can write them (about a minute with the debug
-    # build): batches, the kept log and the resume log are capped, so memory does not follow volume.
+    # 1 GB of 100-byte lines as fast as the program can write them: batches, the kept log and the
+    # resume log are capped, so memory does not follow volume.
     flood = script(tmp_path, "flood.sh", "head -c 1000000000 /dev/zero | tr '\\000' a | fold -w 100\n")
     jobs = write_jobs(tmp_path, {"flood": {"command": [flood]}})
     herald = herald_factory("--jobs", str(jobs))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Splits a program's output into lines as bytes arrive: a line ends at `\n` or `\r` (progress bars
 /// redraw with `\r`), `\r\n` counts once. A line longer than `maxBytes` is cut there and marked with
 /// `…`; the rest of it, up to its end, is dropped. Invalid UTF-8 is replaced, never trusted.
@@ -17,9 +19,14 @@ struct OutputLines {
     mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [String] {
         var lines: [String] = []
         var index = 0
+        // The next \n and \r at or after `index` (`bytes.count`: none), each found with memchr and
+        // looked for again only once passed: most output holds no \r, so that is one scan a feed.
+        var nextNewline = -1
+        var nextReturn = -1
         while index < bytes.count {
-            var end = index
-            while end < bytes.count, bytes[end] != UInt8(ascii: "\n"), bytes[end] != UInt8(ascii: "\r") { end += 1 }
+            if nextNewline < index { nextNewline = Self.offset(of: UInt8(ascii: "\n"), in: bytes, from: index) }
+            if nextReturn < index { nextReturn = Self.offset(of: UInt8(ascii: "\r"), in: bytes, from: index) }
+            let end = min(nextNewline, nextReturn)
             if end > index {
                 lastWasCarriageReturn = false
                 let room = maxBytes - pending.count
@@ -39,6 +46,14 @@ struct OutputLines {
         return lines
     }
 
+    /// Where `byte` first is in `bytes` at or after `start`; `bytes.count` when it is not there.
+    private static func offset(of byte: UInt8, in bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        guard let base = bytes.baseAddress, start < bytes.count,
+            let found = memchr(base + start, Int32(byte), bytes.count - start)
+        else { return bytes.count }
+        return base.distance(to: UnsafeRawPointer(found))
+    }
+
     /// The unterminated last line, when the stream ended (nil when there is none).
     mutating func finish() -> String? {
         pending.isEmpty && !overlong ? nil : take()
@@ -46,12 +61,11 @@ struct OutputLines {
 
     private mutating func take() -> String {
         // Cut at a character boundary: drop a partial UTF-8 sequence at the end of a cut line.
-        var bytes = pending
         if overlong {
-            while let last = bytes.last, last & 0xC0 == 0x80 { bytes.removeLast() }
-            if let last = bytes.last, last & 0xC0 == 0xC0 { bytes.removeLast() }
+            while let last = pending.last, last & 0xC0 == 0x80 { pending.removeLast() }
+            if let last = pending.last, last & 0xC0 == 0xC0 { pending.removeLast() }
         }
-        let text = String(decoding: bytes, as: UTF8.self) + (overlong ? "…" : "")
+        let text = String(decoding: pending, as: UTF8.self) + (overlong ? "…" : "")
         pending.removeAll(keepingCapacity: true)
         overlong = false
         return text

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one line of a job's output means under the progress protocol (docs/jobs.md). Pure.
 enum ProgressLine: Equatable {
     /// `{"progress": 0.42, "message": "…"}`: a fraction from 0 to 1.
@@ -18,14 +20,23 @@ enum ProgressLine: Equatable {
     static func parse(_ line: String, protocolAllowed: Bool = true) -> ProgressLine {
         if protocolAllowed, let parsed = protocolMessage(line) { return parsed }
         // Most log lines hold no percent sign: skip the scan for them.
-        guard line.utf8.contains(UInt8(ascii: "%")) else { return .log(percent: nil) }
+        guard holdsPercentSign(line) else { return .log(percent: nil) }
         return .log(percent: percentage(in: line))
+    }
+
+    /// Whether `line` has a `%`: memchr over its bytes (a flood's lines are all looked at).
+    private static func holdsPercentSign(_ line: String) -> Bool {
+        let found = line.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.baseAddress.map { memchr($0, Int32(UInt8(ascii: "%")), bytes.count) != nil } ?? false
+        }
+        return found ?? line.utf8.contains(UInt8(ascii: "%"))
     }
 
     /// A JSON object line with one of the protocol's keys; nil otherwise.
     private static func protocolMessage(_ line: String) -> ProgressLine? {
-        let trimmed = line.drop { $0 == " " || $0 == "\t" }
-        guard trimmed.utf8.first == UInt8(ascii: "{"), let value = try? JSONParser.parse(Array(trimmed.utf8), maxDepth: 16),
+        let bytes = line.utf8
+        guard let start = bytes.firstIndex(where: { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }),
+            bytes[start] == UInt8(ascii: "{"), let value = try? JSONParser.parse(Array(bytes[start...]), maxDepth: 16),
             let object = value.objectValue
         else { return nil }
         let message = object["message"]?.stringValue

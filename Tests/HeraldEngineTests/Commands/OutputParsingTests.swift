@@ -18,6 +18,7 @@ final class OutputParsingTests: XCTestCase {
 
     func testLinesEndAtNewlineOrCarriageReturnAcrossChunks() {
         XCTAssertEqual(lines(["one\ntw", "o\r\nthree\r 10%\r 20%", "\nlast"]), ["one", "two", "three", " 10%", " 20%", "last"])
+        XCTAssertEqual(lines(["a\rb\r\nc\n\rd\n\ne\r"]), ["a", "b", "c", "", "d", "", "e"], "every mix in one read")
     }
 
     func testLongLinesAreCutAndMarked() {
@@ -39,6 +40,8 @@ final class OutputParsingTests: XCTestCase {
         XCTAssertEqual(ProgressLine.parse(#"{"result": {"files": 3}}"#), .result(["files": 3]))
         XCTAssertEqual(ProgressLine.parse(#"{"items": [{"a": 1}]}"#), .items([["a": 1]]))
         XCTAssertEqual(ProgressLine.parse(#"{"level": "info"}"#), .log(percent: nil), "other JSON is a log line")
+        XCTAssertEqual(ProgressLine.parse(" \t{\"progress\": 0.5}"), .fraction(0.5, message: nil), "indented")
+        XCTAssertEqual(ProgressLine.parse("x {\"progress\": 0.5}"), .log(percent: nil), "only a line that is an object")
         XCTAssertEqual(ProgressLine.parse(#"{"progress": 0.5}"#, protocolAllowed: false), .log(percent: nil))
     }
 
