@@ -14,6 +14,17 @@ from testkit import CLUSTER_SUITES, Herald
 from testkit.redis_server import RedisServer
 
 
+# What a job keeps of its results is decided by the node that runs it, and on a cluster any node with
+# room may take a job started on n1: these settings of a test's server go to every node of its cluster.
+KEEPING_FLAGS = ("--recent-jobs", "--kept-results-bytes", "--max-results")
+
+
+def keeping_settings(extra) -> tuple:
+    """The (flag, value) pairs of `extra` that name what jobs keep (`KEEPING_FLAGS`)."""
+    pairs = zip(extra, extra[1:])
+    return tuple(word for flag, value in pairs if flag in KEEPING_FLAGS for word in (flag, value))
+
+
 @pytest.fixture
 def herald_factory():
     started = []
@@ -29,8 +40,13 @@ def herald_factory():
             cluster = ("--redis", redis.url)
             server = Herald(*extra, *cluster, "--node", "n1", root=Path(folder.name))
             started.append(server)
+            # Any node may run a job started on n1: they all search n1's folder, as nodes that share a
+            # file system would, and a test that changes a node's own data changes every node's.
+            shared = ("--search-root", str(server.corpus))
             for peer in ("n2", "n3"):
-                started.append(Herald(*cluster, "--node", peer, root=Path(folder.name) / peer))
+                node = Herald(*keeping_settings(extra), *cluster, *shared, "--node", peer, root=Path(folder.name) / peer)
+                started.append(node)
+                server.peers.append(node)
             return server
         server = Herald(*extra, root=Path(folder.name))
         started.append(server)

@@ -25,8 +25,9 @@ def test_start_wait_exit_codes(herald):
     missing = herald_cli("start", "sort", "--after", "j-doesnotexist", herald.ws)
     assert missing.returncode == 2 and "unknown job" in missing.stderr
 
-    # A sort whose data file cannot be written fails: exit code 1.
-    (herald.data / "numbers-777.bin").mkdir(parents=True)
+    # A sort whose data file cannot be written fails: exit code 1 (on a cluster, whichever node runs it).
+    for node in (herald, *herald.peers):
+        (node.data / "numbers-777.bin").mkdir(parents=True)
     failed = herald_cli("start", "sort", "--param", "count=777", "--wait", herald.ws)
     assert failed.returncode == 1, failed.stderr
     assert "failed" in failed.stderr

@@ -33,6 +33,8 @@ class Herald:
         `open_files`: the (soft, hard) limit of descriptors it starts with (RLIMIT_NOFILE)."""
         self.root = root
         self.host = host
+        # The other nodes of its cluster, when a fixture made one around it (node n1).
+        self.peers: list[Herald] = []
         self.data = root / "data"
         self.corpus = root / "corpus"
         self.corpus.mkdir(parents=True, exist_ok=True)
