@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import select
 import socket
 import struct
 import tempfile
@@ -742,6 +743,69 @@ def test_a_body_declared_too_large_is_refused(port):
                b"Content-Length: 1000000000\r\n\r\n{")
     status, body = http_raw(port, request)
     assert status == 413 and b"too_large" in body
+
+
+def answer_then_fate_of_the_next(port, request):
+    """Sends `request`, reads its answer, then sends a GET /healthz on the same connection: (the answer's
+    status, its body, and the GET's fate: its status, "closed" when the server closed the connection after
+    the answer, or "unanswered")."""
+    with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
+        sock.sendall(request)
+        status, headers, body = read_http_head(sock)
+        while len(body) < int(headers["content-length"]):
+            body += sock.recv(65536)
+        try:
+            sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            next_status, _, _ = read_http_head(sock)
+            return status, body, next_status
+        except (Closed, ConnectionResetError, BrokenPipeError):
+            return status, body, "closed"
+        except socket.timeout:
+            return status, body, "unanswered"
+
+
+# lws takes a POST, PUT or PATCH without a Content-Length to have a body of up to 100 MB, which would swallow
+# the connection's next requests. Such a request has no body: it is answered as one with an empty body.
+NO_LENGTH = [("PUT", "/api/news"), ("PATCH", "/api/news"), ("POST", "/api/jobs"), ("POST", "/api/jobs/j-nosuchjob/cancel")]
+
+
+@pytest.mark.parametrize("method, path", NO_LENGTH, ids=[f"{method} {path}" for method, path in NO_LENGTH])
+def test_a_request_without_a_length_is_answered_as_one_without_a_body_and_nothing_after_it_hangs(port, method, path):
+    head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n".encode()
+    without = answer_then_fate_of_the_next(port, head + b"\r\n")
+    empty = answer_then_fate_of_the_next(port, head + b"Content-Length: 0\r\n\r\n")
+    assert without[:2] == empty[:2], (without, empty)
+    assert empty[2] == 200, "a request of declared length leaves its connection usable"
+    assert without[2] in (200, "closed"), without
+
+
+def test_a_chunked_request_body_is_refused_and_nothing_after_it_hangs(port):
+    request = (b"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+               b"Transfer-Encoding: chunked\r\n\r\n10\r\n{\"kind\": \"sort\"}\r\n0\r\n\r\n")
+    status, body, fate = answer_then_fate_of_the_next(port, request)
+    assert status == 400 and b"Content-Length" in body, (status, body)
+    assert fate in (200, "closed"), fate
+
+
+def test_requests_whose_bodies_come_after_their_headers_are_all_answered_on_one_connection(port):
+    """Whatever the method, a request with a body is answered once its body is read: an answer written
+    before the body came left libwebsockets unable to answer the connection's next request, its service
+    thread spinning."""
+    body = b'{"user": "0", "password": "0"}'
+    answers = []
+    with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for method in ["PUT", "OPTIONS", "GET", "PATCH", "DELETE", "GET"]:
+            sock.sendall(f"{method} /api/news HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         f"Content-Length: {len(body)}\r\n\r\n".encode())
+            # An answer the server sent before the body would be here by now.
+            early, _, _ = select.select([sock], [], [], 0.2)
+            sock.sendall(body)
+            status, headers, rest = read_http_head(sock)
+            while len(rest) < int(headers["content-length"]):
+                rest += sock.recv(65536)
+            answers.append((method, status, bool(early)))
+    assert answers == [(method, 200 if method == "GET" else 405, False) for method, _, _ in answers], answers
 
 
 # ---- last: the whole module's effect -------------------------------------------------------------------

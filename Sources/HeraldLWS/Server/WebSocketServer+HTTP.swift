@@ -16,20 +16,36 @@ extension WebSocketServer {
         let exchange = HTTPExchange(id: makeID(), request: request)
         exchanges[wsi] = exchange
         sockets[exchange.id] = wsi
-        if method == "POST" {
-            let declared = LWSHeaders.value(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH).flatMap { Int($0) } ?? 0
-            if declared > configuration.maxBodyBytes {
-                // Refused before the body is read: answer now and close after the answer.
-                refuseBody(exchange)
-            } else if declared == 0 {
-                return completeBody(on: wsi)
+        let length = LWSHeaders.value(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH)
+        if length == nil, Self.methodsLWSReadsABodyOf.contains(method) {
+            // lws reads a POST, PUT or PATCH that declares no length as one with a body of up to 100 MB,
+            // so the connection's next requests would be taken for this one's body and never answered.
+            // Such a request has no body (RFC 9112, 6.3) and is answered as one; a chunked body lws
+            // cannot read at all. Either way the connection closes after the answer.
+            exchange.closeAfterResponse = true
+            if LWSHeaders.value(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) != nil {
+                let why = "a chunked request body cannot be read: send it with a Content-Length"
+                respond(exchange.id, .error(EngineError(.badRequest, why)))
+                return .proceed
             }
-            // Otherwise the body arrives in HTTP_BODY callbacks.
+        }
+        // Every request's body is read before it is answered, whatever its method: lws 4.1.6, when a
+        // keep-alive request's answer goes out before its body has come, takes the next request on that
+        // connection for one whose body is still due, calls for that body's end over and over on its
+        // service thread and never writes the answer. A body that will not fit is refused unread, and
+        // its connection closes after the answer.
+        let declared = length.flatMap { Int($0) } ?? 0
+        if declared > configuration.maxBodyBytes {
+            refuseBody(exchange)
             return .proceed
         }
-        hub.httpRequest(exchange.id, request, into: &actions)
+        if declared <= 0 { return completeBody(on: wsi) }
+        // The body arrives in HTTP_BODY callbacks; HTTP_BODY_COMPLETION hands the request on.
         return .proceed
     }
+
+    /// The methods whose requests lws takes to have a body when they declare no Content-Length.
+    static let methodsLWSReadsABodyOf: Set<String> = ["POST", "PUT", "PATCH"]
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer, on wsi: OpaquePointer) -> CallbackAction {
         guard let exchange = exchanges[wsi], !exchange.isComplete else { return .proceed }
