@@ -261,16 +261,17 @@ final class RawSocket {
     }
 
     /// A complete HTTP/1.1 exchange on a fresh connection: status code and body.
-    static func http(port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = []) throws -> (
-        status: Int, headers: String, body: String
-    ) {
+    /// One request on its own connection; status 0 when no answer came within `timeout` seconds of quiet.
+    static func http(
+        port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = [], timeout: Double = 5
+    ) throws -> (status: Int, headers: String, body: String) {
         let socket = try RawSocket(port: port)
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         for header in headers { request += header + "\r\n" }
         if method == "POST" { request += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         request += "\r\n" + body
         socket.send(request)
-        let response = String(decoding: socket.readAll(), as: UTF8.self)
+        let response = String(decoding: socket.readAll(timeout: timeout), as: UTF8.self)
         let parts = response.components(separatedBy: "\r\n\r\n")
         let statusLine = parts.first?.split(separator: "\r\n").first ?? ""
         let status = Int(statusLine.split(separator: " ").dropFirst().first ?? "") ?? 0
