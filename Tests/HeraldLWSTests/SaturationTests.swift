@@ -24,7 +24,7 @@ final class SaturationTests: XCTestCase {
         defer { _ = stalled }
 
         let started = try RawSocket.http(
-            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"ticker","params":{"rate":0,"duration":120}}"#)
+            port: server.port, method: "POST", path: "/api/jobs", body: #"{"kind":"ticker","params":{"rate":0,"duration":600}}"#)
         XCTAssertEqual(started.status, 202, started.body)
         let job = try XCTUnwrap(try JSONParser.parse(started.body)["id"]?.stringValue)
         defer { _ = try? RawSocket.http(port: server.port, method: "POST", path: "/api/jobs/\(job)/cancel") }
@@ -64,7 +64,7 @@ final class SaturationTests: XCTestCase {
         let slowest = times.values.flatMap { $0 }.max() ?? 0
         let before = readers.bytesRead
         XCTAssertTrue(
-            readers.waitForMore(timeout: 10),
+            readers.waitForMore(timeout: bound * 10),
             "the stream still flows after the checks (\(before) bytes before; slowest answer \(slowest) s)")
     }
 
