@@ -260,8 +260,8 @@ final class RawSocket {
         return (false, kept)
     }
 
-    /// A complete HTTP/1.1 exchange on a fresh connection: status code and body.
-    /// One request on its own connection; status 0 when no answer came within `timeout` seconds of quiet.
+    /// A complete HTTP/1.1 exchange on a fresh connection: status code and body; status 0 when no answer
+    /// came within `timeout` seconds of quiet.
     static func http(
         port: Int, method: String = "GET", path: String, body: String = "", headers: [String] = [], timeout: Double = 5
     ) throws -> (status: Int, headers: String, body: String) {
