@@ -221,6 +221,22 @@ def main(path):
                 ratio(v("server_rss_bytes_per_conn"), m("herald", "s3", "server_rss_bytes_per_conn", client))))
         out.append("")
 
+    # s9
+    if any(k[1] == "s9" for k in runs):
+        out.append("### Operators under fan-out (s9): /healthz and /metrics while 1,000 clients take a ticker at rate 0")
+        out.append("")
+        out.append("| run | asked | not 200 | /healthz p50 / p99 / max ms | /metrics p50 / p99 / max ms | the load's deliveries/s |")
+        out.append("|---:|---:|---:|---:|---:|---:|")
+        loads = runs.get(("herald", "s9-load", "raw"), [])
+        for index, r in enumerate(runs[("herald", "s9", "raw")]):
+            load = loads[index] if index < len(loads) else {}
+            def spread(path, r=r):
+                return " / ".join(fmt(r.get("{}_ms_{}".format(path, which)), 1) for which in ("p50", "p99", "max"))
+            out.append("| {} | {} | {} | {} | {} | {} |".format(
+                index + 1, fmt(r.get("asked")), fmt(r.get("not_200")), spread("healthz"), spread("metrics"),
+                fmt(load.get("msgs_per_s"))))
+        out.append("")
+
     # Targets
     target_clients = clients or ["raw"]
     out.append("### Herald against the targets (reported, not asserted)")
