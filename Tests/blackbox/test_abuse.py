@@ -808,6 +808,46 @@ def test_requests_whose_bodies_come_after_their_headers_are_all_answered_on_one_
     assert answers == [(method, 200 if method == "GET" else 405, False) for method, _, _ in answers], answers
 
 
+def read_http_answer(sock):
+    """Reads one whole response (of declared length): (status, body)."""
+    status, headers, body = read_http_head(sock)
+    while len(body) < int(headers.get("content-length", "0")):
+        body += sock.recv(65536)
+    return status, body
+
+
+EXPECTING = (b"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+             b"Expect: 100-continue\r\nContent-Length: %d\r\n\r\n")
+
+
+def test_a_request_that_expects_100_continue_is_told_to_send_its_body(port):
+    """A client that sends `Expect: 100-continue` holds its body back until an interim 100 (or its own
+    timeout: curl's is a second) comes; then the request is answered and the connection serves on."""
+    body = b'{"kind": "no-such-kind"}'
+    with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
+        sock.sendall(EXPECTING % len(body))
+        status, _, rest = read_http_head(sock)
+        assert (status, rest) == (100, b""), "the interim answer, alone"
+        sock.sendall(body)
+        status, answer = read_http_answer(sock)
+        assert status == 400 and b"no-such-kind" in answer, (status, answer)
+        sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert read_http_answer(sock)[0] == 200
+
+
+def test_no_100_continue_for_http_1_0_nor_for_a_body_that_is_refused(port):
+    body = b'{"kind": "no-such-kind"}'
+    with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
+        # RFC 9110: an HTTP/1.0 request's expectation is ignored; the body follows the headers at once.
+        sock.sendall((EXPECTING % len(body)).replace(b"HTTP/1.1", b"HTTP/1.0") + body)
+        status, answer = read_http_answer(sock)
+        assert status == 400 and b"no-such-kind" in answer, (status, answer)
+    with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
+        sock.sendall(EXPECTING % 1_000_000_000)
+        status, answer = read_http_answer(sock)
+        assert status == 413 and b"too_large" in answer, (status, answer)
+
+
 # ---- last: the whole module's effect -------------------------------------------------------------------
 
 

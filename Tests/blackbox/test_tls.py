@@ -2,6 +2,7 @@
 CLI (`herald watch/start/cancel/work`) talking to it over wss with --ca."""
 
 import json
+import re
 import shutil
 import subprocess
 import time
@@ -39,6 +40,20 @@ def test_https_and_wss_on_one_port(herald_factory, certificate):
         capture_output=True, text=True, timeout=30)
     messages = [contract.server_message(line) for line in result.stdout.splitlines() if line.strip()]
     assert messages[0]["type"] == "snapshot" and {"type": "pong"} in messages, result.stderr
+
+
+@pytest.mark.parametrize("version", ["--http1.1", "--http2"])
+def test_a_client_that_expects_100_continue_is_told_to_send_its_body(herald_factory, certificate, version):
+    """Over TLS, in HTTP/1.1 and in HTTP/2 (an interim HEADERS frame): curl prints the 100 it got;
+    without one it holds the body back for a second and says it is done waiting."""
+    cert, key = certificate
+    herald = herald_factory("--tls-cert", str(cert), "--tls-key", str(key))
+    posted = subprocess.run(["curl", "-sv", version, "--cacert", str(cert), "-H", "Expect: 100-continue",
+                             "-H", "Content-Type: application/json", "-d", '{"kind":"no-such-kind"}',
+                             f"https://127.0.0.1:{herald.port}/api/jobs"], capture_output=True, text=True, timeout=30)
+    assert re.search(r"^< HTTP/(1\.1|2) 100\b", posted.stderr, re.MULTILINE), posted.stderr
+    assert "Done waiting for 100-continue" not in posted.stderr
+    assert contract.rest_answer("POST", "/api/jobs", 400, "application/json", posted.stdout)["code"] == "unknown_kind"
 
 
 def test_tls_flags_are_checked(tmp_path):

@@ -40,8 +40,34 @@ extension WebSocketServer {
             return .proceed
         }
         if declared <= 0 { return completeBody(on: wsi) }
+        if Self.expectsContinue(wsi), !sendContinue(on: wsi) { return .close }
         // The body arrives in HTTP_BODY callbacks; HTTP_BODY_COMPLETION hands the request on.
         return .proceed
+    }
+
+    /// Whether the client waits for an interim `100 Continue` before it sends the body (RFC 9110,
+    /// 10.1.1). lws 4.1.6 sends none, so such a client waits for its own timeout first (curl's is a
+    /// second). An HTTP/1.0 request's expectation is ignored, as the RFC asks (an HTTP/2 request
+    /// names no version in lws's headers).
+    private static func expectsContinue(_ wsi: OpaquePointer) -> Bool {
+        guard let expect = LWSHeaders.value(wsi, WSI_TOKEN_HTTP_EXPECT) else { return false }
+        return expect.lowercased() == "100-continue" && LWSHeaders.value(wsi, WSI_TOKEN_HTTP) != "HTTP/1.0"
+    }
+
+    /// Writes the interim `100 Continue` (a status line, or an HTTP/2 HEADERS frame) before any
+    /// answer: lws queues what the socket does not take at once and sends it ahead of the final
+    /// response. False when the connection failed.
+    private func sendContinue(on wsi: OpaquePointer) -> Bool {
+        let pre = herald_lws_pre()
+        var buffer = [UInt8](repeating: 0, count: pre + 256)
+        let written = buffer.withUnsafeMutableBufferPointer { raw -> Int32 in
+            let start = raw.baseAddress! + pre
+            let end = raw.baseAddress! + raw.count - 1
+            var cursor: UnsafeMutablePointer<UInt8>? = start
+            guard lws_add_http_header_status(wsi, 100 | UInt32(LWSAHH_FLAG_NO_SERVER_NAME), &cursor, end) == 0 else { return -1 }
+            return lws_finalize_write_http_header(wsi, start, &cursor, end)
+        }
+        return LWSResult.succeeded(written == 0 ? 0 : -1, "writing 100 Continue", logger: logger)
     }
 
     /// The methods whose requests lws takes to have a body when they declare no Content-Length.
