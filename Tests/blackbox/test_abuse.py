@@ -119,6 +119,17 @@ def read_http_head(sock, limit=65536):
     return status, headers, rest
 
 
+def read_http_answer(sock):
+    """Reads one whole response (of declared length): (status, body)."""
+    status, headers, body = read_http_head(sock)
+    while len(body) < int(headers.get("content-length", "0")):
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise Closed(f"connection closed during the HTTP response body; got {body[:200]!r}")
+        body += chunk
+    return status, body
+
+
 class RawWebSocket:
     """A WebSocket client over a plain socket: every byte it sends is chosen by the test."""
 
@@ -751,9 +762,7 @@ def answer_then_fate_of_the_next(port, request):
     the answer, or "unanswered")."""
     with socket.create_connection(("127.0.0.1", port), timeout=SOCKET_TIMEOUT) as sock:
         sock.sendall(request)
-        status, headers, body = read_http_head(sock)
-        while len(body) < int(headers["content-length"]):
-            body += sock.recv(65536)
+        status, body = read_http_answer(sock)
         try:
             sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
             next_status, _, _ = read_http_head(sock)
@@ -801,19 +810,9 @@ def test_requests_whose_bodies_come_after_their_headers_are_all_answered_on_one_
             # An answer the server sent before the body would be here by now.
             early, _, _ = select.select([sock], [], [], 0.2)
             sock.sendall(body)
-            status, headers, rest = read_http_head(sock)
-            while len(rest) < int(headers["content-length"]):
-                rest += sock.recv(65536)
+            status, _ = read_http_answer(sock)
             answers.append((method, status, bool(early)))
     assert answers == [(method, 200 if method == "GET" else 405, False) for method, _, _ in answers], answers
-
-
-def read_http_answer(sock):
-    """Reads one whole response (of declared length): (status, body)."""
-    status, headers, body = read_http_head(sock)
-    while len(body) < int(headers.get("content-length", "0")):
-        body += sock.recv(65536)
-    return status, body
 
 
 EXPECTING = (b"POST /api/jobs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
