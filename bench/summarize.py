@@ -227,7 +227,8 @@ def main(path):
         out.append("")
         out.append("| run | asked | not 200 | /healthz p50 / p99 / max ms | /metrics p50 / p99 / max ms | the load's deliveries/s |")
         out.append("|---:|---:|---:|---:|---:|---:|")
-        loads = runs.get(("herald", "s9-load", "raw"), [])
+        # The load's runs, whichever engine bench-client used for them (BENCH_CLIENT_ENGINE).
+        loads = next((results for key, results in runs.items() if key[:2] == ("herald", "s9-load")), [])
         for index, r in enumerate(runs[("herald", "s9", "raw")]):
             load = loads[index] if index < len(loads) else {}
             def spread(path, r=r):
